@@ -1,0 +1,116 @@
+"""The `cfn-debug` command line: argument parsing and dispatch only.
+
+Each subcommand lives in the module that owns its job and is imported only when it runs, so that
+`cfn-debug run` never pays for textual and `cfn-debug serve` never pays for the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from importlib import import_module
+
+from cfn_debug import __version__
+from cfn_debug.errors import CfnDebugError
+
+#: subcommand -> "module:function" taking the parsed arguments and returning an exit code.
+COMMANDS: dict[str, str] = {
+    "ui": "cfn_debug.app.launch:ui_command",
+    "serve": "cfn_debug.endpoint.command:serve_command",
+    "run": "cfn_debug.headless:run_command",
+}
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _add_target_options(parser: argparse.ArgumentParser) -> None:
+    """Options naming what to invoke; the names are those of `cfn invoke` and `cfn test`."""
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="resource-type project directory (default: the current one, else the bundled demo)",
+    )
+    parser.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="Lambda endpoint, e.g. http://127.0.0.1:3001 for `sam local start-lambda`, "
+        "http://127.0.0.1:8080 for the Runtime Interface Emulator, or 'aws' for deployed "
+        "functions (default: start the embedded endpoint for the project)",
+    )
+    parser.add_argument("--function-name", metavar="NAME", help="function name or ARN to invoke")
+    parser.add_argument("--schema", metavar="FILE", help="resource schema file (overrides discovery)")
+    parser.add_argument("--region", help="region put in the requests (default: us-east-1)")
+    parser.add_argument("--profile", help="AWS profile whose credentials go into the requests")
+    parser.add_argument(
+        "--max-reinvoke",
+        type=int,
+        default=100,
+        metavar="N",
+        help="stop a chain after N re-invocations (default: 100)",
+    )
+    parser.add_argument(
+        "--max-delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="wait at most S seconds of a callbackDelaySeconds (default: the full delay)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cfn-debug",
+        description="Debug CloudFormation resource-type handlers: replay IN_PROGRESS chains, "
+        "check the handler contract, diff models, time every invocation.",
+    )
+    parser.add_argument("--version", action="version", version=f"cfn-debug {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ui = sub.add_parser("ui", help="open the dashboard (the default command)")
+    ui.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
+    _add_target_options(ui)
+    ui.add_argument("--watch", action="store_true", help="re-run on every save")
+
+    serve = sub.add_parser(
+        "serve", help="serve the project's functions on a Docker-free local Lambda endpoint"
+    )
+    serve.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=3001, help="port to bind (default: 3001)")
+    serve.add_argument(
+        "--env-vars",
+        metavar="FILE",
+        help="JSON file of environment variables, as `sam local --env-vars` takes it",
+    )
+
+    run = sub.add_parser("run", help="run events headless and report contract findings")
+    run.add_argument("events", nargs="+", metavar="EVENT", help="event file(s) to run")
+    _add_target_options(run)
+    run.add_argument("--json", action="store_true", help="print one machine-readable document")
+    run.add_argument("--journal", metavar="FILE", help="append the session journal to FILE")
+    return parser
+
+
+def _resolve(spec: str) -> Callable[[argparse.Namespace], int]:
+    module, _, name = spec.partition(":")
+    return getattr(import_module(module), name)  # type: ignore[no-any-return]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    # `cfn-debug [PROJECT_DIR] [options]` opens the dashboard.
+    if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+        args_list.insert(0, "ui")
+    args = build_parser().parse_args(args_list)
+    try:
+        return _resolve(COMMANDS[args.command])(args)
+    except CfnDebugError as error:
+        print(f"cfn-debug: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""The records every part of cfn-debug exchanges: actions, invocation outcomes, findings, steps.
+
+The engine produces these, the dashboard, the console printer, the journal and the exporters
+consume them. They are plain dataclasses that round-trip through JSON (``to_dict``/``from_dict``)
+so a journal line or a transcript loads back into an equal record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Action(str, Enum):
+    CREATE = "CREATE"
+    READ = "READ"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    LIST = "LIST"
+
+    @property
+    def limit_s(self) -> float:
+        """The handler contract's per-invocation limit: 60 s, or 30 s for read and list."""
+        return 30.0 if self in (Action.READ, Action.LIST) else 60.0
+
+    @property
+    def mutating(self) -> bool:
+        return self in (Action.CREATE, Action.UPDATE, Action.DELETE)
+
+
+#: Fraction of an invocation's limit past which the timing is a warning.
+WARN_FRACTION = 0.75
+
+
+class Level(str, Enum):
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+
+
+class OutcomeKind(str, Enum):
+    """What an invocation came back as. Only PROGRESS carries a ProgressEvent."""
+
+    PROGRESS = "progress"  # a JSON object with a "status": a ProgressEvent (maybe a malformed one)
+    CRASH = "crash"  # the function raised: X-Amz-Function-Error Unhandled / FunctionError
+    TIMEOUT = "timeout"  # SAM's empty body, the emulator's plain text, Lambda's "Task timed out"
+    NOT_JSON = "not_json"  # a 200 whose body is not JSON
+    NOT_PROGRESS_EVENT = "not_progress_event"  # JSON, but not an object with a status
+    UNREACHABLE = "unreachable"  # nothing answered at the endpoint
+    HTTP_ERROR = "http_error"  # the endpoint answered with an error (x-amzn-errortype)
+
+
+@dataclass
+class InvokeResult:
+    """One invocation's typed outcome, as the invoker saw it."""
+
+    kind: OutcomeKind
+    duration_s: float
+    progress: dict[str, Any] | None = None  # the ProgressEvent when kind is PROGRESS
+    body_excerpt: str = ""  # the raw body (truncated) when it is not a usable ProgressEvent
+    http_status: int | None = None
+    error_type: str | None = None  # errorType of a crash, x-amzn-errortype of an HTTP error
+    error_message: str | None = None  # human-readable explanation of a non-PROGRESS outcome
+    stack_trace: list[str] = field(default_factory=list)
+    request_id: str | None = None
+    logs: list[str] = field(default_factory=list)  # the handler's own lines for this invocation
+
+    @property
+    def status(self) -> str | None:
+        if self.progress is None:
+            return None
+        status = self.progress.get("status")
+        return status if isinstance(status, str) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> InvokeResult:
+        return cls(**{**data, "kind": OutcomeKind(data["kind"])})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One contract violation (or suspicion, at SHOULD level) found in a step or a chain."""
+
+    rule_id: str
+    level: Level
+    message: str
+    pointer: str | None = None  # JSON pointer into the response (or the request, for inputs)
+    step: int | None = None  # index of the step it belongs to; None for chain-level findings
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "level": self.level.value}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        return cls(**{**data, "level": Level(data["level"])})
+
+
+class ChangeKind(str, Enum):
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two models, keyed by JSON pointer."""
+
+    pointer: str
+    kind: ChangeKind
+    before: Any = None
+    after: Any = None
+    note: str = ""  # e.g. "readOnly", "writeOnly", "insertionOrder false: compared as a multiset"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "kind": self.kind.value}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Change:
+        return cls(**{**data, "kind": ChangeKind(data["kind"])})
+
+
+@dataclass
+class Step:
+    """One invocation of a chain, with everything the consumers show about it."""
+
+    index: int  # 0-based position in the chain
+    action: Action
+    function_name: str
+    request: dict[str, Any]  # the payload as sent, credentials redacted
+    result: InvokeResult
+    started_at: str  # wall-clock ISO 8601 time the request was sent
+    limit_s: float  # the per-invocation limit for the action (60 or 30)
+    callback_delay_s: float = 0.0  # the delay the chain waited (or will wait) after this step
+    findings: list[Finding] = field(default_factory=list)
+    diff_request: list[Change] = field(default_factory=list)  # request model vs returned model
+    diff_previous: list[Change] = field(default_factory=list)  # previous step's model vs this
+
+    @property
+    def duration_s(self) -> float:
+        return self.result.duration_s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "action": self.action.value,
+            "function_name": self.function_name,
+            "request": self.request,
+            "result": self.result.to_dict(),
+            "started_at": self.started_at,
+            "limit_s": self.limit_s,
+            "callback_delay_s": self.callback_delay_s,
+            "findings": [f.to_dict() for f in self.findings],
+            "diff_request": [c.to_dict() for c in self.diff_request],
+            "diff_previous": [c.to_dict() for c in self.diff_previous],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Step:
+        return cls(
+            index=data["index"],
+            action=Action(data["action"]),
+            function_name=data["function_name"],
+            request=data["request"],
+            result=InvokeResult.from_dict(data["result"]),
+            started_at=data["started_at"],
+            limit_s=data["limit_s"],
+            callback_delay_s=data.get("callback_delay_s", 0.0),
+            findings=[Finding.from_dict(f) for f in data.get("findings", [])],
+            diff_request=[Change.from_dict(c) for c in data.get("diff_request", [])],
+            diff_previous=[Change.from_dict(c) for c in data.get("diff_previous", [])],
+        )
