@@ -26,14 +26,17 @@ def test_engine_modules_never_import_textual() -> None:
     for path in PACKAGE.rglob("*.py"):
         if path.relative_to(PACKAGE).parts[0] == "app":
             continue
-        if any(name == "textual" or name.startswith("textual.") for name in _imported_modules(path)):
+        if any(
+            name == "textual" or name.startswith("textual.") for name in _imported_modules(path)
+        ):
             offenders.append(str(path.relative_to(PACKAGE)))
     assert offenders == [], f"textual imported outside cfn_debug/app: {offenders}"
 
 
 def test_importing_the_engine_does_not_load_textual_at_runtime() -> None:
     engine = [
-        "cfn_debug." + ".".join(p.with_suffix("").relative_to(PACKAGE).parts).removesuffix(".__init__")
+        "cfn_debug."
+        + ".".join(p.with_suffix("").relative_to(PACKAGE).parts).removesuffix(".__init__")
         for p in PACKAGE.rglob("*.py")
         if p.relative_to(PACKAGE).parts[0] not in ("app", "demo")
     ]

@@ -39,7 +39,9 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
         "functions (default: start the embedded endpoint for the project)",
     )
     parser.add_argument("--function-name", metavar="NAME", help="function name or ARN to invoke")
-    parser.add_argument("--schema", metavar="FILE", help="resource schema file (overrides discovery)")
+    parser.add_argument(
+        "--schema", metavar="FILE", help="resource schema file (overrides discovery)"
+    )
     parser.add_argument("--region", help="region put in the requests (default: us-east-1)")
     parser.add_argument("--profile", help="AWS profile whose credentials go into the requests")
     parser.add_argument(
@@ -100,7 +102,9 @@ def _resolve(spec: str) -> Callable[[argparse.Namespace], int]:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # `cfn-debug [PROJECT_DIR] [options]` opens the dashboard.
-    if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+    if not args_list or (
+        args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")
+    ):
         args_list.insert(0, "ui")
     args = build_parser().parse_args(args_list)
     try:

@@ -174,3 +174,121 @@ class Step:
             diff_request=[Change.from_dict(c) for c in data.get("diff_request", [])],
             diff_previous=[Change.from_dict(c) for c in data.get("diff_previous", [])],
         )
+
+
+class EndReason(str, Enum):
+    """Why a chain stopped re-invoking."""
+
+    TERMINAL = "terminal"  # SUCCESS or FAILED (or any outcome that is not IN_PROGRESS)
+    MAX_REINVOKE = "max_reinvoke"  # the --max-reinvoke cap
+    HANDLER_TIMEOUT = "handler_timeout"  # the schema's timeoutInMinutes for the action ran out
+    CANCELLED = "cancelled"  # the consumer asked it to stop
+    ERROR = "error"  # the endpoint could not be used (unreachable, HTTP error)
+
+
+@dataclass
+class RunRecord:
+    """One event run as a chain: its steps, why it ended and the chain-level findings."""
+
+    run_id: str
+    event_name: str
+    event_path: str | None
+    action: Action
+    function_name: str
+    endpoint: str
+    started_at: str
+    steps: list[Step] = field(default_factory=list)
+    end_reason: EndReason | None = None
+    final_status: str | None = None
+    chain_findings: list[Finding] = field(default_factory=list)
+    total_s: float = 0.0
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for s in self.steps for f in s.findings] + list(self.chain_findings)
+
+    @property
+    def must_failures(self) -> list[Finding]:
+        return [f for f in self.findings if f.level is Level.MUST]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "event_name": self.event_name,
+            "event_path": self.event_path,
+            "action": self.action.value,
+            "function_name": self.function_name,
+            "endpoint": self.endpoint,
+            "started_at": self.started_at,
+            "steps": [s.to_dict() for s in self.steps],
+            "end_reason": self.end_reason.value if self.end_reason else None,
+            "final_status": self.final_status,
+            "chain_findings": [f.to_dict() for f in self.chain_findings],
+            "total_s": self.total_s,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
+        return cls(
+            run_id=data["run_id"],
+            event_name=data["event_name"],
+            event_path=data.get("event_path"),
+            action=Action(data["action"]),
+            function_name=data["function_name"],
+            endpoint=data["endpoint"],
+            started_at=data["started_at"],
+            steps=[Step.from_dict(s) for s in data.get("steps", [])],
+            end_reason=EndReason(data["end_reason"]) if data.get("end_reason") else None,
+            final_status=data.get("final_status"),
+            chain_findings=[Finding.from_dict(f) for f in data.get("chain_findings", [])],
+            total_s=data.get("total_s", 0.0),
+        )
+
+
+# --- What a running chain streams to its consumer (dashboard, console, journal) ---
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    run: RunRecord  # with no steps yet
+
+
+@dataclass(frozen=True)
+class InvocationStarted:
+    run_id: str
+    index: int
+    action: Action
+    limit_s: float
+    started_monotonic: float  # time.monotonic() when the request was sent: drive a live gauge
+
+
+@dataclass(frozen=True)
+class StepCompleted:
+    run_id: str
+    step: Step
+
+
+@dataclass(frozen=True)
+class DelayStarted:
+    run_id: str
+    index: int  # the step whose callbackDelaySeconds is being honoured
+    seconds: float  # what will be waited (after --max-delay)
+    requested_s: float  # what the handler asked for
+    started_monotonic: float
+
+
+@dataclass(frozen=True)
+class AwaitingStep:
+    """Step mode: the chain waits for the consumer to advance (and maybe edit callbackContext)."""
+
+    run_id: str
+    next_index: int
+    callback_context: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    run: RunRecord  # complete: steps, end_reason, final_status, chain_findings
+
+
+ChainEvent = RunStarted | InvocationStarted | StepCompleted | DelayStarted | AwaitingStep | RunEnded
