@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "ui": "cfn_debug.app.launch:ui_command",
     "serve": "cfn_debug.endpoint.command:serve_command",
     "run": "cfn_debug.headless:run_command",
+    "export": "cfn_debug.export.command:export_command",
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -91,6 +92,26 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(run)
     run.add_argument("--json", action="store_true", help="print one machine-readable document")
     run.add_argument("--journal", metavar="FILE", help="append the session journal to FILE")
+    run.add_argument(
+        "--logs", action="store_true", help="print the handler's log lines of every step"
+    )
+
+    export = sub.add_parser(
+        "export", help="write a journal or transcript as JSON, Markdown, HTML or JUnit"
+    )
+    export.add_argument(
+        "journal", metavar="JOURNAL", help="session journal (.jsonl) or JSON transcript"
+    )
+    export.add_argument(
+        "--format", choices=("json", "md", "html", "junit"), default="json", help="output format"
+    )
+    export.add_argument(
+        "--output", "-o", metavar="FILE", help="write here (default: standard output)"
+    )
+    export.add_argument("--schema", metavar="FILE", help="schema whose writeOnly values to mask")
+    export.add_argument(
+        "--reveal-write-only", action="store_true", help="do not mask writeOnly property values"
+    )
     return parser
 
 

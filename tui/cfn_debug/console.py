@@ -1,0 +1,167 @@
+"""Print a chain's stream of events as it happens, with Rich, for headless runs and CI logs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from cfn_debug.records import (
+    WARN_FRACTION,
+    AwaitingStep,
+    ChainEvent,
+    Change,
+    ChangeKind,
+    DelayStarted,
+    EndReason,
+    Finding,
+    InvocationStarted,
+    Level,
+    OutcomeKind,
+    RunEnded,
+    RunRecord,
+    RunStarted,
+    Step,
+    StepCompleted,
+)
+
+STATUS_STYLE = {"SUCCESS": "bold green", "FAILED": "bold red", "IN_PROGRESS": "bold yellow"}
+LEVEL_STYLE = {Level.MUST: "bold red", Level.SHOULD: "yellow"}
+CHANGE_MARK = {ChangeKind.ADDED: ("+", "green"), ChangeKind.REMOVED: ("-", "red")}
+BAR_WIDTH = 20
+VALUE_WIDTH = 60
+
+
+def _short(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 1] + "…"
+
+
+def timing_bar(duration_s: float, limit_s: float) -> Text:
+    """A bar of the duration against the limit, coloured at the warning threshold and past it."""
+    fraction = duration_s / limit_s if limit_s else 0.0
+    filled = min(BAR_WIDTH, max(1 if duration_s > 0 else 0, round(fraction * BAR_WIDTH)))
+    style = "red" if fraction > 1 else "yellow" if fraction >= WARN_FRACTION else "green"
+    bar = Text("█" * filled, style=style)
+    bar.append("·" * (BAR_WIDTH - filled), style="dim")
+    return bar
+
+
+def outcome_label(step: Step) -> Text:
+    result = step.result
+    if result.kind is OutcomeKind.PROGRESS:
+        status = result.status or "?"
+        label = Text(status, style=STATUS_STYLE.get(status, "bold magenta"))
+        error_code = (result.progress or {}).get("errorCode")
+        if error_code:
+            label.append(f" {error_code}", style="red")
+        return label
+    return Text(result.kind.value.upper().replace("_", " "), style="bold magenta")
+
+
+class ConsolePrinter:
+    """Turns ChainEvents into lines on a Rich console. One instance per headless session."""
+
+    def __init__(self, console: Console, *, show_logs: bool = False) -> None:
+        self.console = console
+        self.show_logs = show_logs
+
+    def handle(self, event: ChainEvent) -> None:
+        if isinstance(event, RunStarted):
+            self._run_started(event.run)
+        elif isinstance(event, StepCompleted):
+            self._step(event.step)
+        elif isinstance(event, RunEnded):
+            self._run_ended(event.run)
+        elif isinstance(event, DelayStarted) and event.seconds > 0:
+            capped = (
+                f" (asked {event.requested_s:g} s)" if event.requested_s != event.seconds else ""
+            )
+            self.console.print(f"     [dim]waiting {event.seconds:g} s{capped}[/]")
+        elif isinstance(event, InvocationStarted | AwaitingStep):
+            pass  # a headless log has nothing to show until the step completes
+
+    def _run_started(self, run: RunRecord) -> None:
+        self.console.print()
+        self.console.print(
+            f"[bold]▶ {escape(run.event_name)}[/]  {run.action.value} via "
+            f"[cyan]{escape(run.function_name)}[/] at {escape(run.endpoint)}"
+        )
+
+    def _step(self, step: Step) -> None:
+        line = Text(f"  #{step.index:<3} ")
+        line.append_text(outcome_label(step))
+        line.pad_right(max(0, 34 - line.cell_len))
+        line.append(f"{step.duration_s:7.2f} s / {step.limit_s:g} s ")
+        line.append_text(timing_bar(step.duration_s, step.limit_s))
+        if step.callback_delay_s:
+            line.append(f"  delay {step.callback_delay_s:g} s", style="dim")
+        self.console.print(line)
+        result = step.result
+        if result.kind is not OutcomeKind.PROGRESS and result.error_message:
+            self.console.print(f"       [magenta]{escape(result.error_message)}[/]")
+        message = (result.progress or {}).get("message")
+        if isinstance(message, str) and message:
+            self.console.print(f"       [dim]message:[/] {escape(message)}")
+        for finding in step.findings:
+            self._finding(finding)
+        self._diff(step.diff_previous if step.index else step.diff_request)
+        if self.show_logs and result.logs:
+            for log_line in result.logs:
+                self.console.print(f"       [dim]│ {escape(log_line)}[/]")
+
+    def _finding(self, finding: Finding) -> None:
+        where = f" [cyan]{escape(finding.pointer)}[/]" if finding.pointer else ""
+        style = LEVEL_STYLE[finding.level]
+        head = f"       [{style}]{finding.level.value:<6}[/] [bold]{finding.rule_id}[/]{where}"
+        self.console.print(head)
+        for text_line in finding.message.splitlines():
+            self.console.print(f"              {escape(text_line)}")
+
+    def _diff(self, changes: list[Change]) -> None:
+        for change in changes:
+            mark, style = CHANGE_MARK.get(change.kind, ("~", "yellow"))
+            if change.kind is ChangeKind.CHANGED:
+                detail = f"{_short(change.before)} → {_short(change.after)}"
+            else:
+                detail = _short(change.after if change.kind is ChangeKind.ADDED else change.before)
+            note = f"  [dim]({escape(change.note)})[/]" if change.note else ""
+            self.console.print(
+                f"       [{style}]{mark} {escape(change.pointer)}[/] {escape(detail)}{note}"
+            )
+
+    def _run_ended(self, run: RunRecord) -> None:
+        for finding in run.chain_findings:
+            self._finding(finding)
+        must = len(run.must_failures)
+        should = len(run.findings) - must
+        status = run.final_status or (run.end_reason.value if run.end_reason else "?")
+        if run.end_reason is EndReason.ERROR:
+            verdict = "[bold magenta]✖ could not run[/]"
+        elif must:
+            verdict = "[bold red]✖[/]"
+        else:
+            verdict = "[bold green]✔[/]"
+        reason = (
+            f" (stopped: {run.end_reason.value})"
+            if run.end_reason and run.end_reason is not EndReason.TERMINAL
+            else ""
+        )
+        self.console.print(
+            f"  {verdict} {escape(status)}{reason} after {len(run.steps)} step(s), "
+            f"{run.total_s:.2f} s; {must} MUST, {should} SHOULD"
+        )
+
+
+def summary_line(runs: list[RunRecord]) -> str:
+    must = sum(len(r.must_failures) for r in runs)
+    should = sum(len(r.findings) for r in runs) - must
+    errors = sum(1 for r in runs if r.end_reason is EndReason.ERROR)
+    parts = [f"{len(runs)} run(s)", f"{must} MUST finding(s)", f"{should} SHOULD finding(s)"]
+    if errors:
+        parts.append(f"{errors} could not run")
+    return ", ".join(parts)

@@ -1,0 +1,89 @@
+"""`cfn-debug run`: run events as chains without the dashboard, for terminals and CI.
+
+Exit status: 0 when no MUST finding, 1 when any, 2 for usage or infrastructure errors (an endpoint
+that cannot be used, a malformed event, a broken schema).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cfn_debug import __version__
+from cfn_debug.errors import CfnDebugError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from cfn_debug.chain import ChainOptions
+    from cfn_debug.console import ConsolePrinter, summary_line
+    from cfn_debug.events import load_event
+    from cfn_debug.records import EndReason, RunEnded, RunRecord
+    from cfn_debug.session import Journal
+    from cfn_debug.workspace import Workspace
+
+    if args.max_reinvoke < 0:
+        raise CfnDebugError("--max-reinvoke: expected a number of re-invocations >= 0")
+    if args.max_delay is not None and args.max_delay < 0:
+        raise CfnDebugError("--max-delay: expected a number of seconds >= 0")
+    events = [load_event(Path(path)) for path in args.events]
+    console = Console(stderr=args.json, highlight=False)
+    printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
+    options = ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay)
+    runs: list[RunRecord] = []
+
+    workspace = Workspace.open(
+        Path(args.project) if args.project else None,
+        endpoint=args.endpoint,
+        function_name=args.function_name,
+        schema_path=Path(args.schema) if args.schema else None,
+        region=args.region,
+        profile=args.profile,
+    )
+    journal = Journal(Path(args.journal)) if args.journal else None
+    try:
+
+        async def run_all() -> None:
+            for event in events:
+                async for chain_event in workspace.run(event, options):
+                    if journal is not None:
+                        journal.record(chain_event)
+                    if printer is not None:
+                        printer.handle(chain_event)
+                    if isinstance(chain_event, RunEnded):
+                        runs.append(chain_event.run)
+
+        asyncio.run(run_all())
+    finally:
+        if journal is not None:
+            journal.close()
+        workspace.close()
+
+    if args.json:
+        json.dump(_document(workspace, runs), sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        console.print()
+        console.print(summary_line(runs))
+    if any(run.end_reason is EndReason.ERROR for run in runs):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
+
+
+def _document(workspace: Any, runs: list[Any]) -> dict[str, Any]:
+    must = sum(len(run.must_failures) for run in runs)
+    return {
+        "cfn_debug": __version__,
+        "endpoint": workspace.endpoint_label,
+        "type_name": workspace.schema.type_name if workspace.schema else None,
+        "ok": must == 0,
+        "must_findings": must,
+        "runs": [run.to_dict() for run in runs],
+    }
