@@ -1,0 +1,558 @@
+"""The resource schema: loading, self-validation, property classes, insertionOrder and timeouts.
+
+Pointers come in two spellings. The schema names properties with *schema pointers*
+(``/properties/Tags/*/Key``: the leading ``properties`` keyword, then property names, with the
+``properties`` keyword of nested objects implied and ``*`` standing for "every element of an
+array"). Everything else in cfn-debug speaks *model pointers*: RFC 6901 JSON pointers into a
+resource model (``/Tags/2/Key``). A model pointer *pattern* is a model pointer whose array indices
+are ``*`` (``/Tags/*/Key``); the property classes and the unordered arrays are held as patterns,
+and :meth:`ResourceSchema.pattern_of` turns a concrete model pointer into its pattern.
+
+Models are validated with jsonschema's Draft 7 validator, ``$ref`` resolved within the schema
+(``#/definitions/...``). References to other documents cannot be resolved offline, so they are
+treated as "anything goes" rather than as an error at validation time.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import ValidationError
+from jsonschema.validators import extend
+
+from cfn_debug.errors import SchemaError
+from cfn_debug.records import Action
+
+TYPE_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}$")
+
+#: The handler timeout CloudFormation applies when a handler declares no timeoutInMinutes.
+DEFAULT_TIMEOUT_MINUTES = 120
+
+#: Schema keywords holding lists of property pointers, and the class each one gives.
+POINTER_LISTS: dict[str, str] = {
+    "readOnlyProperties": "readOnly",
+    "writeOnlyProperties": "writeOnly",
+    "createOnlyProperties": "createOnly",
+    "deprecatedProperties": "deprecated",
+}
+
+#: Draft 7 keywords the contract's shape check leaves out ("Returned models must conform to the
+#: shape of the schema"): required, dependencies, propertyNames, the conditional subschemas
+#: (if/then/else; then and else only act through if) and the boolean-logic ones.
+SHAPE_EXEMPT_KEYWORDS = ("required", "dependencies", "propertyNames", "if", "allOf", "anyOf")
+SHAPE_EXEMPT_KEYWORDS += ("oneOf", "not")
+
+_MAX_MESSAGE = 300
+_MAX_DEPTH = 32  # how deep the schema walks follow nested (possibly recursive) definitions
+
+
+# --- JSON pointers (RFC 6901) -------------------------------------------------------------------
+
+
+def escape_token(token: str | int) -> str:
+    """One reference token, escaped: ``~`` as ``~0`` and ``/`` as ``~1``."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def unescape_token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def join_pointer(base: str, *tokens: str | int) -> str:
+    """``join_pointer("/Tags", 2, "Key") == "/Tags/2/Key"``; the root pointer is ``""``."""
+    return base + "".join("/" + escape_token(t) for t in tokens)
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """The unescaped tokens of a pointer; ``""`` (the whole document) has none."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"not a JSON pointer (must start with '/'): {pointer!r}")
+    return [unescape_token(t) for t in pointer[1:].split("/")]
+
+
+_MISSING = object()
+
+
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """The value a model pointer names in ``document``, or :data:`MISSING` when there is none."""
+    current = document
+    for token in split_pointer(pointer):
+        if isinstance(current, dict):
+            if token not in current:
+                return _MISSING
+            current = current[token]
+        elif isinstance(current, list):
+            if not token.isdigit() or int(token) >= len(current):
+                return _MISSING
+            current = current[int(token)]
+        else:
+            return _MISSING
+    return current
+
+
+MISSING = _MISSING
+
+
+# --- the schema model ---------------------------------------------------------------------------
+
+
+class ResourceSchema:
+    """A loaded, self-validated resource schema and what the checks need to know about it."""
+
+    def __init__(self, raw: dict[str, Any], *, path: Path | None = None) -> None:
+        self.path = path
+        self.raw = raw
+        self.type_name: str = raw["typeName"]
+        self._validation_copy = _without_remote_refs(raw)
+        self.primary_identifier: tuple[str, ...] = tuple(
+            self._model_pointer("primaryIdentifier", p) for p in raw["primaryIdentifier"]
+        )
+        self.additional_identifiers: tuple[tuple[str, ...], ...] = tuple(
+            tuple(self._model_pointer("additionalIdentifiers", p) for p in group)
+            for group in raw.get("additionalIdentifiers", [])
+        )
+        classes: dict[str, frozenset[str]] = {}
+        for keyword in POINTER_LISTS:
+            classes[keyword] = frozenset(
+                self._model_pointer(keyword, p) for p in raw.get(keyword, [])
+            )
+        self.read_only = classes["readOnlyProperties"]
+        self.write_only = classes["writeOnlyProperties"]
+        self.create_only = classes["createOnlyProperties"]
+        self.deprecated = classes["deprecatedProperties"]
+        self.unordered_array_pointers: frozenset[str] = frozenset(self._unordered_arrays())
+        self._shape_validator: Draft7Validator | None = None
+        self._input_validator: Draft7Validator | None = None
+
+    def __repr__(self) -> str:
+        return f"ResourceSchema({self.type_name!r}, path={self.path!r})"
+
+    # -- schema navigation --
+
+    def resolve_ref(self, node: Any) -> Any:
+        """Follow local ``$ref`` chains; a reference that cannot be followed becomes ``{}``."""
+        seen: set[str] = set()
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if ref in seen or not ref.startswith("#"):
+                return {}
+            seen.add(ref)
+            target = resolve_pointer(self.raw, ref[1:])
+            if target is MISSING:
+                return {}
+            node = target
+        return node
+
+    def _children(self, node: Any, token: str) -> list[Any]:
+        """Subschemas a property token (or ``*``, the array items) leads to from ``node``."""
+        found: list[Any] = []
+        for branch in self._branches(node):
+            if token == "*":
+                items = branch.get("items")
+                if isinstance(items, dict):
+                    found.append(self.resolve_ref(items))
+                continue
+            props = branch.get("properties")
+            if isinstance(props, dict) and token in props:
+                found.append(self.resolve_ref(props[token]))
+            patterns = branch.get("patternProperties")
+            if isinstance(patterns, dict):
+                for pattern, sub in patterns.items():
+                    try:
+                        if re.search(pattern, token):
+                            found.append(self.resolve_ref(sub))
+                    except re.error:
+                        continue
+        return found
+
+    def _branches(self, node: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
+        """``node`` and the subschemas of its allOf/anyOf/oneOf, where properties may be."""
+        node = self.resolve_ref(node)
+        if not isinstance(node, dict) or depth > 4:
+            return
+        yield node
+        for keyword in ("allOf", "anyOf", "oneOf"):
+            for sub in node.get(keyword, []) if isinstance(node.get(keyword), list) else []:
+                yield from self._branches(sub, depth + 1)
+
+    def subschemas(self, model_pointer: str) -> list[dict[str, Any]]:
+        """The subschemas that describe the value at a model pointer (or pattern); [] if none."""
+        nodes: list[Any] = [self.raw]
+        for token in split_pointer(model_pointer):
+            next_nodes: list[Any] = []
+            for node in nodes:
+                if token.isdigit() or token == "*":
+                    items = self._children(node, "*")
+                    if items:
+                        next_nodes.extend(items)
+                        continue
+                next_nodes.extend(self._children(node, token))
+            nodes = next_nodes
+            if not nodes:
+                return []
+        return [n for n in nodes if isinstance(n, dict)]
+
+    def pattern_of(self, model_pointer: str) -> str:
+        """The pattern of a concrete model pointer: array indices become ``*``.
+
+        A digit token is an index when the schema says the value there is an array, or when the
+        schema does not say anything about it (a digit property name is rare, an index common).
+        """
+        tokens = split_pointer(model_pointer)
+        out: list[str] = []
+        nodes: list[Any] = [self.raw]
+        for token in tokens:
+            is_index = False
+            if token.isdigit():
+                items = [c for n in nodes for c in self._children(n, "*")]
+                named = [c for n in nodes for c in self._children(n, token)]
+                is_index = bool(items) or not named
+                nodes = items if is_index else named
+            else:
+                nodes = [c for n in nodes for c in self._children(n, token)]
+            out.append("*" if is_index else token)
+        return join_pointer("", *out)
+
+    def _model_pointer(self, keyword: str, schema_pointer: Any) -> str:
+        """Turn a schema pointer of ``keyword`` into a model pointer pattern (validated)."""
+        if not isinstance(schema_pointer, str):
+            raise SchemaError(
+                f"expected a JSON pointer string such as '/properties/Name', got "
+                f"{schema_pointer!r}",
+                path=self.path,
+                field=keyword,
+            )
+        try:
+            tokens = split_pointer(schema_pointer)
+        except ValueError:
+            tokens = []
+        if not tokens or tokens[0] != "properties" or len(tokens) < 2:
+            raise SchemaError(
+                f"pointer {schema_pointer!r} must start with '/properties/'",
+                path=self.path,
+                field=keyword,
+            )
+        out: list[str] = []
+        nodes: list[Any] = [self.raw]
+        rest = tokens[1:]
+        i = 0
+        while i < len(rest):
+            token = rest[i]
+            children = [c for n in nodes for c in self._children(n, token)]
+            if not children and token == "properties" and i + 1 < len(rest):
+                # the explicit spelling /properties/A/properties/B: the keyword, not a property
+                i += 1
+                continue
+            if not children:
+                raise SchemaError(
+                    f"pointer {schema_pointer!r} resolves to nothing in the schema (no "
+                    f"{'array items' if token == '*' else 'property ' + repr(token)} at "
+                    f"{join_pointer('/properties', *out) if out else '/properties'})",
+                    path=self.path,
+                    field=keyword,
+                )
+            out.append(token)
+            nodes = children
+            i += 1
+        return join_pointer("", *out)
+
+    def _unordered_arrays(self) -> Iterator[str]:
+        """Patterns of every array whose schema says ``insertionOrder: false``, at any depth."""
+
+        def walk(node: Any, pointer: str, depth: int) -> Iterator[str]:
+            if depth > _MAX_DEPTH:
+                return
+            for branch in self._branches(node):
+                if branch.get("insertionOrder") is False and (
+                    branch.get("type") == "array" or "items" in branch
+                ):
+                    yield pointer
+                props = branch.get("properties")
+                if isinstance(props, dict):
+                    for name, sub in props.items():
+                        yield from walk(sub, join_pointer(pointer, name), depth + 1)
+                items = branch.get("items")
+                if isinstance(items, dict):
+                    yield from walk(items, join_pointer(pointer, "*"), depth + 1)
+
+        yield from walk(self.raw, "", 0)
+
+    # -- what the checks ask --
+
+    def is_unordered(self, model_pointer: str) -> bool:
+        """True when the array at this model pointer (or pattern) has insertionOrder false."""
+        if not self.unordered_array_pointers:
+            return False
+        if model_pointer in self.unordered_array_pointers:
+            return True
+        return self.pattern_of(model_pointer) in self.unordered_array_pointers
+
+    def handler_timeout_s(self, action: Action) -> float:
+        """handlers.<action>.timeoutInMinutes in seconds; 120 minutes when the schema has none."""
+        handler = self.raw.get("handlers", {}).get(action.value.lower(), {})
+        minutes = handler.get("timeoutInMinutes") if isinstance(handler, dict) else None
+        if isinstance(minutes, bool) or not isinstance(minutes, int | float):
+            minutes = DEFAULT_TIMEOUT_MINUTES
+        return float(minutes) * 60.0
+
+    def has_handler(self, action: Action) -> bool:
+        handlers = self.raw.get("handlers")
+        return isinstance(handlers, dict) and action.value.lower() in handlers
+
+    def classify(self, model_pointer: str) -> set[str]:
+        """The classes of the property at a model pointer, its ancestors' included.
+
+        A property inside a createOnly (readOnly, writeOnly, ...) object is itself createOnly,
+        so ``/Config/Size`` is createOnly when ``/Config`` is. Classes: readOnly, writeOnly,
+        createOnly, deprecated, primaryIdentifier, additionalIdentifier, and insertionOrderFalse
+        for an array compared as a multiset.
+        """
+        pattern = self.pattern_of(model_pointer)
+        prefixes = _prefixes(pattern)
+        found: set[str] = set()
+        for name, members in (
+            ("readOnly", self.read_only),
+            ("writeOnly", self.write_only),
+            ("createOnly", self.create_only),
+            ("deprecated", self.deprecated),
+        ):
+            if any(p in members for p in prefixes):
+                found.add(name)
+        if pattern in self.primary_identifier:
+            found.add("primaryIdentifier")
+        if any(pattern in group for group in self.additional_identifiers):
+            found.add("additionalIdentifier")
+        if pattern in self.unordered_array_pointers:
+            found.add("insertionOrderFalse")
+        return found
+
+    def identifier_of(self, model: Any) -> dict[str, Any] | None:
+        """The primary identifier's values keyed by model pointer; None if any part is missing."""
+        return _identifier(model, self.primary_identifier)
+
+    def any_identifier_of(self, model: Any) -> dict[str, Any] | None:
+        """The primary identifier, else the first complete additional identifier, else None."""
+        for group in (self.primary_identifier, *self.additional_identifiers):
+            found = _identifier(model, group)
+            if found is not None:
+                return found
+        return None
+
+    # -- model validation --
+
+    def model_errors(self, model: Any) -> list[tuple[str, str]]:
+        """The contract's shape check: (model pointer, message) for every violation.
+
+        Draft 7 without required, dependencies, propertyNames, if/then/else, allOf, anyOf, oneOf
+        and not, as "Returned models must conform to the shape of the schema" lists them.
+        """
+        if self._shape_validator is None:
+            self._shape_validator = _ShapeValidator(self._validation_copy)
+        return _errors(self._shape_validator, model)
+
+    def input_errors(self, model: Any) -> list[tuple[str, str]]:
+        """Full Draft 7, required included: the input assumption of create and update."""
+        if self._input_validator is None:
+            self._input_validator = Draft7Validator(self._validation_copy)
+        return _errors(self._input_validator, model)
+
+
+def _prefixes(pattern: str) -> list[str]:
+    tokens = split_pointer(pattern)
+    return [join_pointer("", *tokens[:n]) for n in range(1, len(tokens) + 1)]
+
+
+def _identifier(model: Any, pointers: tuple[str, ...]) -> dict[str, Any] | None:
+    if not pointers or not isinstance(model, dict):
+        return None
+    values: dict[str, Any] = {}
+    for pointer in pointers:
+        value = resolve_pointer(model, pointer)
+        if value is MISSING or value is None or value == "":
+            return None
+        values[pointer] = value
+    return values
+
+
+def _noop(*_args: Any) -> None:
+    return None
+
+
+_ShapeValidator = extend(Draft7Validator, dict.fromkeys(SHAPE_EXEMPT_KEYWORDS, _noop))
+
+
+def _errors(validator: Draft7Validator, model: Any) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for error in validator.iter_errors(model):
+        out.extend(_describe(error))
+    out.sort(key=lambda item: item[0])
+    return out
+
+
+def _describe(error: ValidationError) -> list[tuple[str, str]]:
+    pointer = join_pointer("", *error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        known = schema.get("properties", {}) if isinstance(schema.get("properties"), dict) else {}
+        patterns = schema.get("patternProperties", {})
+        extras = [
+            key
+            for key in error.instance
+            if key not in known
+            and not any(_search(p, key) for p in (patterns if isinstance(patterns, dict) else {}))
+        ]
+        if extras:
+            return [
+                (join_pointer(pointer, key), f"property {key!r} is not defined in the schema")
+                for key in extras
+            ]
+    message = error.message
+    if len(message) > _MAX_MESSAGE:
+        message = message[: _MAX_MESSAGE - 3] + "..."
+    return [(pointer, message)]
+
+
+def _search(pattern: str, key: str) -> bool:
+    try:
+        return re.search(pattern, key) is not None
+    except re.error:
+        return False
+
+
+def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
+    """A copy for validation: references to other documents become ``{}``; no $id/$schema."""
+
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and not ref.startswith("#"):
+                return {}
+            return {k: strip(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    data = strip(copy.deepcopy(raw))
+    data.pop("$id", None)
+    data.pop("$schema", None)
+    return data  # type: ignore[no-any-return]
+
+
+# --- loading and self-validation ----------------------------------------------------------------
+
+
+def load_schema(path: Path) -> ResourceSchema:
+    """Read, parse and validate a resource schema file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SchemaError("no such file", path=path) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SchemaError(f"cannot be read: {error}", path=path) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SchemaError(
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
+            path=path,
+        ) from None
+    return schema_from_dict(data, path=path)
+
+
+def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
+    """Validate a parsed resource schema and build its model.
+
+    Checks, in order: a JSON object; typeName; properties; primaryIdentifier present; every
+    pointer list resolvable; then, where the cloudformation-cli package (``rpdk.core``) is
+    installed, the provider definition meta-schema ``cfn validate`` uses.
+    """
+    if not isinstance(data, dict):
+        raise SchemaError(
+            f"expected a JSON object (a resource schema), got {type(data).__name__}", path=path
+        )
+    type_name = data.get("typeName")
+    if not isinstance(type_name, str) or not TYPE_NAME_PATTERN.match(type_name):
+        raise SchemaError(
+            f"expected a type name like 'Organization::Service::Resource' matching "
+            f"{TYPE_NAME_PATTERN.pattern}, got {type_name!r}",
+            path=path,
+            field="typeName",
+        )
+    if not isinstance(data.get("properties"), dict) or not data["properties"]:
+        raise SchemaError(
+            "expected an object of property definitions", path=path, field="properties"
+        )
+    primary = data.get("primaryIdentifier")
+    if not isinstance(primary, list) or not primary:
+        raise SchemaError(
+            "missing: expected a non-empty list of pointers such as ['/properties/Id']",
+            path=path,
+            field="primaryIdentifier",
+        )
+    for keyword in POINTER_LISTS:
+        if keyword in data and not isinstance(data[keyword], list):
+            raise SchemaError("expected a list of pointers", path=path, field=keyword)
+    additional = data.get("additionalIdentifiers", [])
+    if not isinstance(additional, list) or not all(isinstance(g, list) for g in additional):
+        raise SchemaError(
+            "expected a list of lists of pointers, e.g. [['/properties/Arn']]",
+            path=path,
+            field="additionalIdentifiers",
+        )
+    handlers = data.get("handlers", {})
+    if not isinstance(handlers, dict):
+        raise SchemaError("expected an object keyed by action", path=path, field="handlers")
+    schema = ResourceSchema(data, path=path)
+    _check_meta_schema(data, path)
+    return schema
+
+
+def _check_meta_schema(data: dict[str, Any], path: Path | None) -> None:
+    validator = _meta_validator()
+    if validator is None:
+        return
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    if not errors:
+        return
+    first = errors[0]
+    where = join_pointer("", *first.absolute_path) or "/"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    message = first.message
+    if len(message) > _MAX_MESSAGE:
+        message = message[: _MAX_MESSAGE - 3] + "..."
+    others = "; ".join(
+        f"{join_pointer('', *e.absolute_path) or '/'}: {_short(e.message)}" for e in errors[1:3]
+    )
+    raise SchemaError(
+        f"does not match the resource provider definition meta-schema: {message}{more}"
+        + (f"; {others}" if others else ""),
+        path=path,
+        field=where,
+    )
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= 120 else message[:117] + "..."
+
+
+@cache
+def _meta_validator() -> Any:
+    """rpdk's own validator for the provider definition meta-schema, or None without rpdk."""
+    try:
+        from rpdk.core.data_loaders import make_resource_validator
+    except ImportError:
+        return None
+    try:
+        return make_resource_validator()
+    except Exception:  # a broken rpdk install must not stop cfn-debug: skip this layer
+        return None
