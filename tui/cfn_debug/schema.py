@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import warnings
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -549,7 +550,9 @@ def _short(message: str) -> str:
 def _meta_validator() -> Any:
     """rpdk's own validator for the provider definition meta-schema, or None without rpdk."""
     try:
-        from rpdk.core.data_loaders import make_resource_validator
+        with warnings.catch_warnings():  # rpdk imports names jsonschema has deprecated
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from rpdk.core.data_loaders import make_resource_validator
     except ImportError:
         return None
     try:
