@@ -1,0 +1,146 @@
+"""Invoke functions on a local Lambda endpoint over HTTP: `sam local start-lambda`, the Runtime
+Interface Emulator, or cfn-debug's embedded endpoint (all speak the Lambda Invoke API)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from cfn_debug.invoke.base import LogsHook
+from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
+from cfn_debug.records import InvokeResult, OutcomeKind
+
+#: Lambda's longest timeout; past it a local endpoint that never answers is given up on.
+DEFAULT_READ_TIMEOUT_S = 900.0
+
+
+def invoke_path(function_name: str) -> str:
+    return f"/2015-03-31/functions/{quote(function_name, safe='')}/invocations"
+
+
+def _decode_log_tail(value: str | None) -> list[str]:
+    if not value:
+        return []
+    try:
+        return base64.b64decode(value).decode("utf-8", errors="replace").splitlines()
+    except ValueError:
+        return []
+
+
+class LocalInvoker:
+    """POST /2015-03-31/functions/{name}/invocations on ``base_url``.
+
+    ``logs`` fetches the handler's lines by request id (the embedded endpoint's ``logs_for``).
+    ``log_tail`` sends ``X-Amz-Log-Type: Tail``: only for endpoints known to support it (SAM
+    answers it with 501).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        logs: LogsHook | None = None,
+        log_tail: bool = False,
+        read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+        connect_timeout_s: float = 3.0,
+        body_cap: int = DEFAULT_BODY_CAP,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.label = self.base_url
+        self._logs = logs
+        self._log_tail = log_tail
+        self._timeout = httpx.Timeout(
+            connect=connect_timeout_s, read=read_timeout_s, write=60.0, pool=connect_timeout_s
+        )
+        self._read_timeout_s = read_timeout_s
+        self._body_cap = body_cap
+        self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _client_for_loop(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            # A client belongs to the loop it was made in (headless runs one loop per command).
+            self._client = httpx.AsyncClient(timeout=self._timeout, trust_env=False)
+            self._loop = loop
+        return self._client
+
+    def unreachable_message(self) -> str:
+        return (
+            f"nothing answers at {self.base_url}: start `sam local start-lambda`, or run without "
+            "--endpoint to use the embedded endpoint"
+        )
+
+    async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
+        body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if self._log_tail:
+            headers["X-Amz-Log-Type"] = "Tail"
+        client = self._client_for_loop()
+        url = self.base_url + invoke_path(function_name)
+        started = time.perf_counter()
+        try:
+            async with client.stream("POST", url, content=body, headers=headers) as response:
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size <= self._body_cap:
+                        chunks.append(chunk)
+                duration = time.perf_counter() - started
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
+            return InvokeResult(
+                OutcomeKind.UNREACHABLE,
+                duration_s=time.perf_counter() - started,
+                error_type=type(exc).__name__,
+                error_message=self.unreachable_message(),
+            )
+        except httpx.ReadTimeout:
+            return InvokeResult(
+                OutcomeKind.TIMEOUT,
+                duration_s=time.perf_counter() - started,
+                error_message=f"no answer from {self.base_url} within {self._read_timeout_s:g} s",
+            )
+        except httpx.HTTPError as exc:
+            return InvokeResult(
+                OutcomeKind.HTTP_ERROR,
+                duration_s=time.perf_counter() - started,
+                error_type=type(exc).__name__,
+                error_message=f"{self.base_url} broke off the exchange: "
+                f"{exc or type(exc).__name__}",
+            )
+        raw = b"".join(chunks)  # at most body_cap bytes: a bigger body is reported, not parsed
+        request_id = response.headers.get("x-amzn-requestid")
+        result = classify(
+            raw,
+            duration_s=duration,
+            http_status=response.status_code,
+            function_error=response.headers.get("x-amz-function-error"),
+            error_type_header=response.headers.get("x-amzn-errortype"),
+            request_id=request_id,
+            total_bytes=size,
+            function_name=function_name,
+        )
+        result.logs = _decode_log_tail(response.headers.get("x-amz-log-result"))
+        if self._logs is not None and request_id:
+            try:
+                result.logs = list(self._logs(request_id)) or result.logs
+            except Exception as exc:  # a log hook must never lose the invocation's result
+                result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
+        return result
+
+    async def aclose(self) -> None:
+        client, self._client = self._client, None
+        if client is not None and self._loop is asyncio.get_running_loop():
+            await client.aclose()
+
+    def close(self) -> None:
+        """Forget the client (its loop may be gone); connections close with their sockets."""
+        self._client = None
+        self._loop = None

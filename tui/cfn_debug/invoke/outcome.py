@@ -1,0 +1,179 @@
+"""Turn what a Lambda endpoint answered into a typed ``InvokeResult``.
+
+Shared by the local (HTTP) and AWS (boto3) invokers, so every endpoint's odd answers end up as the
+same outcomes: a ProgressEvent, a crash with its stack, a timeout (SAM's empty body, the emulator's
+plain text, Lambda's "Task timed out"), a body that is not JSON, JSON that is not a ProgressEvent,
+an HTTP error, or a response over Lambda's 6 MB synchronous limit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cfn_debug.records import InvokeResult, OutcomeKind
+
+#: Lambda's limit on a synchronous invocation's response.
+LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024
+#: How much of a body an invoker reads at most; past it the body is dropped, not parsed.
+DEFAULT_BODY_CAP = 8 * 1024 * 1024
+#: How much of an unusable body is kept for display.
+EXCERPT_CHARS = 2000
+
+
+def excerpt(body: bytes | str, limit: int = EXCERPT_CHARS) -> str:
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more chars)"
+
+
+def _stack_lines(stack: Any) -> list[str]:
+    if isinstance(stack, str):
+        return stack.splitlines()
+    if not isinstance(stack, list):
+        return []
+    lines: list[str] = []
+    for frame in stack:
+        if isinstance(frame, str):
+            lines.extend(line for line in frame.splitlines() if line.strip())
+        elif isinstance(frame, list):  # [file, line, function, code], as some runtimes send it
+            lines.append(", ".join(str(part) for part in frame))
+        else:
+            lines.append(str(frame))
+    return lines
+
+
+def _is_timeout_text(text: str) -> bool:
+    lowered = text.lower()
+    return "timed out" in lowered or ("timeout" in lowered and "task" in lowered)
+
+
+def classify(
+    body: bytes,
+    *,
+    duration_s: float,
+    http_status: int = 200,
+    function_error: str | None = None,
+    error_type_header: str | None = None,
+    request_id: str | None = None,
+    total_bytes: int | None = None,
+    function_name: str = "",
+) -> InvokeResult:
+    """The typed outcome of one answer. ``total_bytes`` is the body's full size when it was cut."""
+    size = total_bytes if total_bytes is not None else len(body)
+    base: dict[str, Any] = {
+        "duration_s": duration_s,
+        "http_status": http_status,
+        "request_id": request_id,
+    }
+    if http_status >= 400 or error_type_header:
+        return _http_error(body, http_status, error_type_header, function_name, base)
+    if size > LAMBDA_RESPONSE_LIMIT:
+        return InvokeResult(
+            OutcomeKind.CRASH,
+            error_type="Function.ResponseSizeTooLarge",
+            error_message=f"the response is {size:,} bytes, over Lambda's "
+            f"{LAMBDA_RESPONSE_LIMIT:,}-byte limit for a synchronous invocation: Lambda would "
+            "reject it",
+            body_excerpt=excerpt(body[:EXCERPT_CHARS]),
+            **base,
+        )
+    if not body.strip():
+        return InvokeResult(
+            OutcomeKind.TIMEOUT,
+            error_message="the endpoint answered with an empty body: `sam local` answers so when "
+            "the function ran past its Timeout",
+            **base,
+        )
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        text = body.decode("utf-8", errors="replace")
+        if _is_timeout_text(text):
+            return InvokeResult(
+                OutcomeKind.TIMEOUT,
+                error_message=f"the function timed out: {excerpt(text.strip(), 300)}",
+                body_excerpt=excerpt(text),
+                **base,
+            )
+        if function_error:
+            return InvokeResult(
+                OutcomeKind.CRASH,
+                error_type=function_error,
+                error_message=f"the function failed ({function_error}) with a body that is not "
+                "JSON",
+                body_excerpt=excerpt(text),
+                **base,
+            )
+        return InvokeResult(
+            OutcomeKind.NOT_JSON,
+            error_message="the function's answer is not JSON: a handler must return a "
+            "ProgressEvent object",
+            body_excerpt=excerpt(text),
+            **base,
+        )
+    is_error_object = isinstance(data, dict) and "errorMessage" in data and "status" not in data
+    if function_error or is_error_object:
+        message = data.get("errorMessage") if isinstance(data, dict) else None
+        message = message if isinstance(message, str) else ""
+        stack = data.get("stackTrace") if isinstance(data, dict) else None
+        if "Task timed out" in message or (_is_timeout_text(message) and not stack):
+            return InvokeResult(OutcomeKind.TIMEOUT, error_message=message, **base)
+        error_type = data.get("errorType") if isinstance(data, dict) else None
+        return InvokeResult(
+            OutcomeKind.CRASH,
+            error_type=error_type if isinstance(error_type, str) else function_error or "Unhandled",
+            error_message=message or "the function raised an exception",
+            stack_trace=_stack_lines(stack),
+            body_excerpt="" if isinstance(data, dict) else excerpt(body),
+            **base,
+        )
+    if isinstance(data, dict) and "status" in data:
+        return InvokeResult(OutcomeKind.PROGRESS, progress=data, **base)
+    if isinstance(data, dict):
+        what = f"an object with keys {sorted(data)[:10]}"
+    else:
+        what = {list: "an array", str: "a string", bool: "a boolean"}.get(type(data), "a number")
+        what = "null" if data is None else what
+    return InvokeResult(
+        OutcomeKind.NOT_PROGRESS_EVENT,
+        error_message=f'expected a ProgressEvent (an object with a "status"), got {what}',
+        body_excerpt=excerpt(body),
+        **base,
+    )
+
+
+def _http_error(
+    body: bytes,
+    http_status: int,
+    error_type_header: str | None,
+    function_name: str,
+    base: dict[str, Any],
+) -> InvokeResult:
+    message = ""
+    error_type = error_type_header
+    try:
+        data = json.loads(body) if body.strip() else None
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if isinstance(data, dict):
+        found = data.get("Message") or data.get("message") or data.get("errorMessage")
+        message = found if isinstance(found, str) else ""
+        if not error_type:
+            found_type = data.get("Type") or data.get("__type") or data.get("errorType")
+            error_type = found_type if isinstance(found_type, str) else None
+    elif body.strip():
+        message = excerpt(body, 300).strip()
+    hint = ""
+    if http_status == 404 or error_type == "ResourceNotFound":
+        hint = f" (is {function_name!r} a function of this endpoint? name it with --function-name)"
+    elif http_status == 501:
+        hint = " (the endpoint does not support this request, e.g. log tailing)"
+    explained = f"HTTP {http_status}" + (f" {error_type}" if error_type else "")
+    explained += f": {message}" if message else ""
+    return InvokeResult(
+        OutcomeKind.HTTP_ERROR,
+        error_type=error_type,
+        error_message=explained + hint,
+        body_excerpt=excerpt(body) if not isinstance(data, dict) else "",
+        **base,
+    )
