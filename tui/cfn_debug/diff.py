@@ -1,0 +1,214 @@
+"""Schema-aware model diff: what changed between two resource models, keyed by JSON pointer.
+
+Objects are compared key by key and arrays index by index, recursively, so a change deep inside
+a model is reported at its own pointer (``/Config/Rules/0/Name``), not as "Config changed".
+Arrays whose schema says ``insertionOrder: false`` are compared as multisets: only the elements
+that appear more often on one side are reported (removed at their index in ``before``, added at
+their index in ``after``), never an index shuffle. Multiset elements are compared with their own
+nested unordered arrays sorted, so order never matters at any depth below such an array.
+
+Scalars compare as JSON values: ``1`` equals ``1.0``, but ``true`` never equals ``1``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from cfn_debug.records import Change, ChangeKind
+from cfn_debug.schema import ResourceSchema, join_pointer
+
+MULTISET_NOTE = "insertionOrder false: compared as a multiset"
+
+#: Classes worth a note on a change, in the order the note lists them.
+NOTED_CLASSES = (
+    "primaryIdentifier",
+    "additionalIdentifier",
+    "readOnly",
+    "writeOnly",
+    "createOnly",
+    "deprecated",
+)
+
+
+def diff_models(
+    before: dict[str, Any] | None, after: dict[str, Any] | None, schema: ResourceSchema | None
+) -> list[Change]:
+    """Every difference from ``before`` to ``after``; ``None`` is an empty model.
+
+    Applying the changes to ``before`` in order (removals of array elements from the highest
+    index down) gives ``after`` for ordered data.
+    """
+    differ = _Differ(schema)
+    if before is None and after is None:
+        return []
+    if not isinstance(before, dict | None) or not isinstance(after, dict | None):
+        if _same(before, after):
+            return []
+        return [Change("", ChangeKind.CHANGED, before, after, differ.note(""))]
+    differ.walk(before or {}, after or {}, "", "")
+    return differ.changes
+
+
+class _Differ:
+    def __init__(self, schema: ResourceSchema | None) -> None:
+        self.schema = schema
+        self.changes: list[Change] = []
+        self._notes: dict[str, str] = {}
+
+    def note(self, pattern: str, *extra: str) -> str:
+        """The property classes of a pointer pattern (cached), then ``extra``."""
+        base = self._notes.get(pattern)
+        if base is None:
+            base = ""
+            if self.schema is not None:
+                classes = self.schema.classify(pattern)
+                base = ", ".join(c for c in NOTED_CLASSES if c in classes)
+            if len(self._notes) < 4096:
+                self._notes[pattern] = base
+        return "; ".join(p for p in (base, *extra) if p)
+
+    def walk(self, before: Any, after: Any, pointer: str, pattern: str) -> None:
+        """Compare two values at ``pointer``; ``pattern`` is the pointer with ``*`` indices."""
+        if isinstance(before, dict) and isinstance(after, dict):
+            self._objects(before, after, pointer, pattern)
+        elif isinstance(before, list) and isinstance(after, list):
+            if self.schema is not None and pattern in self.schema.unordered_array_pointers:
+                self._multiset(before, after, pointer, pattern)
+            else:
+                self._sequence(before, after, pointer, pattern)
+        elif not _same(before, after):
+            self.changes.append(
+                Change(pointer, ChangeKind.CHANGED, before, after, self.note(pattern))
+            )
+
+    def _objects(
+        self, before: dict[str, Any], after: dict[str, Any], pointer: str, pattern: str
+    ) -> None:
+        for key, old in before.items():
+            child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
+            if key not in after:
+                self.changes.append(
+                    Change(child, ChangeKind.REMOVED, old, None, self.note(child_pattern))
+                )
+                continue
+            new = after[key]
+            if not _identical(old, new):
+                self.walk(old, new, child, child_pattern)
+        for key, new in after.items():
+            if key not in before:
+                child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
+                self.changes.append(
+                    Change(child, ChangeKind.ADDED, None, new, self.note(child_pattern))
+                )
+
+    def _sequence(self, before: list[Any], after: list[Any], pointer: str, pattern: str) -> None:
+        items = pattern + "/*"
+        common = min(len(before), len(after))
+        for index in range(common):
+            if not _identical(before[index], after[index]):
+                self.walk(before[index], after[index], join_pointer(pointer, index), items)
+        for index in range(len(before) - 1, common - 1, -1):
+            child = join_pointer(pointer, index)
+            self.changes.append(
+                Change(child, ChangeKind.REMOVED, before[index], None, self.note(items))
+            )
+        for index in range(common, len(after)):
+            child = join_pointer(pointer, index)
+            self.changes.append(
+                Change(child, ChangeKind.ADDED, None, after[index], self.note(items))
+            )
+
+    def _multiset(self, before: list[Any], after: list[Any], pointer: str, pattern: str) -> None:
+        item_pattern = pattern + "/*"
+        old_keys = [canonical_key(v, self.schema, item_pattern) for v in before]
+        new_keys = [canonical_key(v, self.schema, item_pattern) for v in after]
+        surplus_old = Counter(old_keys) - Counter(new_keys)
+        surplus_new = Counter(new_keys) - Counter(old_keys)
+        removed: list[int] = []
+        for index in range(len(before) - 1, -1, -1):
+            if surplus_old[old_keys[index]] > 0:
+                surplus_old[old_keys[index]] -= 1
+                removed.append(index)
+        for index in removed:  # highest index first, so removals apply in order
+            child = join_pointer(pointer, index)
+            self.changes.append(
+                Change(
+                    child,
+                    ChangeKind.REMOVED,
+                    before[index],
+                    None,
+                    self.note(item_pattern, MULTISET_NOTE),
+                )
+            )
+        for index, key in enumerate(new_keys):
+            if surplus_new[key] > 0:
+                surplus_new[key] -= 1
+                child = join_pointer(pointer, index)
+                self.changes.append(
+                    Change(
+                        child,
+                        ChangeKind.ADDED,
+                        None,
+                        after[index],
+                        self.note(item_pattern, MULTISET_NOTE),
+                    )
+                )
+
+
+def canonical_key(value: Any, schema: ResourceSchema | None, pattern: str) -> str:
+    """A string equal for two values that are equal as the schema sees them.
+
+    Object keys are sorted; arrays below ``pattern`` that the schema marks insertionOrder false
+    have their elements sorted (by their own canonical keys), at any depth.
+    """
+    if schema is None or not _has_unordered_below(schema, pattern):
+        return _dumps(value)
+    return _dumps(_canonical(value, schema, pattern))
+
+
+def _canonical(value: Any, schema: ResourceSchema, pattern: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _canonical(v, schema, join_pointer(pattern, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_canonical(v, schema, pattern + "/*") for v in value]
+        if pattern in schema.unordered_array_pointers:
+            return sorted(items, key=_dumps)
+        return items
+    return value
+
+
+def _has_unordered_below(schema: ResourceSchema, pattern: str) -> bool:
+    return any(p == pattern or p.startswith(pattern + "/") for p in schema.unordered_array_pointers)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality of two scalars (or mismatched kinds): booleans are not numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """A fast, safe "nothing to report below here": Python equality confirmed by the encoding.
+
+    Python's ``==`` says ``True == 1``; the JSON encoding tells them apart. When the two
+    disagree (or the value cannot be encoded) the caller walks the values to find out.
+    """
+    if a is b:
+        return True
+    if type(a) is not type(b) or a != b:
+        return False
+    if isinstance(a, dict | list):
+        try:
+            return json.dumps(a) == json.dumps(b)
+        except (TypeError, ValueError):
+            return False
+    return True
