@@ -1,0 +1,340 @@
+"""The replay engine: one event's action, re-invoked while IN_PROGRESS, as an async stream.
+
+``run_chain`` yields ``records.ChainEvent``s: RunStarted; per invocation InvocationStarted and
+StepCompleted; DelayStarted while it honours callbackDelaySeconds; AwaitingStep in step mode; and
+RunEnded with the complete RunRecord. The consumer steers it through a ``ChainControl`` (skip a
+delay, cancel, advance in step mode).
+
+``build_step`` turns one invocation's result into a Step (redaction, contract checks, diffs) and
+touches no network, so benchmarks can feed it results directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
+from cfn_debug.invoke.base import Invoker
+from cfn_debug.records import (
+    Action,
+    AwaitingStep,
+    ChainEvent,
+    Change,
+    DelayStarted,
+    EndReason,
+    Finding,
+    InvocationStarted,
+    InvokeResult,
+    OutcomeKind,
+    RunEnded,
+    RunRecord,
+    RunStarted,
+    Step,
+    StepCompleted,
+)
+from cfn_debug.redact import redact, redact_lines, redact_text
+
+if TYPE_CHECKING:
+    from cfn_debug.schema import ResourceSchema
+
+#: "Keep the returned callbackContext" (ChainControl.advance without an edited one).
+_KEEP: Any = ...
+
+
+@dataclass
+class ChainOptions:
+    max_reinvoke: int = 100  # re-invocations after the first invocation
+    max_delay_s: float | None = None  # cap on each callbackDelaySeconds wait
+    step_mode: bool = False  # wait for ChainControl.advance() before every re-invocation
+
+
+class ChainControl:
+    """How a consumer steers a running chain. Call it from the loop the chain runs in."""
+
+    def __init__(self) -> None:
+        self._cancel = asyncio.Event()
+        self._skip = asyncio.Event()
+        self._advance = asyncio.Event()
+        self._next_context: Any = _KEEP
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def skip_delay(self) -> None:
+        """End the current callbackDelaySeconds wait now."""
+        self._skip.set()
+
+    def cancel(self) -> None:
+        """Stop the chain: an in-flight invocation or delay is abandoned at once."""
+        self._cancel.set()
+
+    def advance(self, callback_context: dict[str, Any] | None = _KEEP) -> None:
+        """Step mode: go on, with ``callback_context`` instead of the returned one if given."""
+        self._next_context = callback_context
+        self._advance.set()
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _returned_model(result: InvokeResult) -> dict[str, Any] | None:
+    if result.progress is None:
+        return None
+    model = result.progress.get("resourceModel")
+    return model if isinstance(model, dict) else None
+
+
+def _checks() -> tuple[Any, Any, Any, Any]:
+    from cfn_debug.contract import StepContext, check_chain, check_step
+    from cfn_debug.diff import diff_models
+
+    return StepContext, check_step, check_chain, diff_models
+
+
+def _redact_result(result: InvokeResult) -> InvokeResult:
+    """The result with credentials scrubbed from its text (logs, messages, stack, body)."""
+    return dataclasses.replace(
+        result,
+        progress=redact(result.progress) if result.progress is not None else None,
+        body_excerpt=redact_text(result.body_excerpt),
+        error_message=redact_text(result.error_message) if result.error_message else None,
+        stack_trace=redact_lines(result.stack_trace),
+        logs=redact_lines(result.logs),
+    )
+
+
+def build_step(
+    *,
+    index: int,
+    action: Action,
+    function_name: str,
+    request: dict[str, Any],
+    result: InvokeResult,
+    started_at: str,
+    schema: ResourceSchema | None,
+    desired: dict[str, Any] | None,
+    previous: dict[str, Any] | None,
+    original_desired: dict[str, Any] | None,
+    previous_steps: Sequence[Step],
+    callback_delay_s: float = 0.0,
+) -> Step:
+    """One invocation as a Step: redacted request and result, findings and model diffs."""
+    step_context, check_step, _, diff_models = _checks()
+    findings: list[Finding] = list(
+        check_step(
+            step_context(
+                schema=schema,
+                action=action,
+                index=index,
+                desired=desired,
+                previous=previous,
+                original_desired=original_desired,
+                result=result,
+                previous_steps=list(previous_steps),
+            )
+        )
+    )
+    model = _returned_model(result)
+    diff_request: list[Change] = []
+    diff_previous: list[Change] = []
+    if model is not None:
+        if original_desired is not None:
+            diff_request = list(diff_models(original_desired, model, schema))
+        before = _returned_model(previous_steps[-1].result) if previous_steps else None
+        if before is not None:
+            diff_previous = list(diff_models(before, model, schema))
+    return Step(
+        index=index,
+        action=action,
+        function_name=function_name,
+        request=redact(request),
+        result=_redact_result(result),
+        started_at=started_at,
+        limit_s=action.limit_s,
+        callback_delay_s=callback_delay_s,
+        findings=findings,
+        diff_request=diff_request,
+        diff_previous=diff_previous,
+    )
+
+
+async def _race(awaitable: Any, control: ChainControl, *extra: asyncio.Event) -> Any:
+    """Await ``awaitable`` unless the chain is cancelled (or an ``extra`` event is set) first.
+
+    Returns the awaitable's result, or the event that won.
+    """
+    task = asyncio.ensure_future(awaitable)
+    waiters = {asyncio.ensure_future(e.wait()): e for e in (control._cancel, *extra)}
+    try:
+        done, _ = await asyncio.wait({task, *waiters}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        if not task.done():
+            task.cancel()
+    if task in done and not control.cancelled:
+        return task.result()
+    for waiter, event in waiters.items():
+        if waiter in done:
+            return event
+    return control._cancel
+
+
+async def _invoke(invoker: Invoker, function_name: str, payload: dict[str, Any]) -> InvokeResult:
+    started = time.perf_counter()
+    try:
+        return await invoker.invoke(function_name, payload)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # an invoker bug must end the run with a reason, not a traceback
+        return InvokeResult(
+            OutcomeKind.HTTP_ERROR,
+            duration_s=time.perf_counter() - started,
+            error_type=type(exc).__name__,
+            error_message=f"the invoker failed: {exc}",
+        )
+
+
+def _delay_of(result: InvokeResult) -> float:
+    value = result.progress.get("callbackDelaySeconds") if result.progress else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return 0.0
+    return max(0.0, float(value))
+
+
+async def run_chain(
+    invoker: Invoker,
+    event: EventSpec,
+    *,
+    function_name: str,
+    shape: Shape,
+    schema: ResourceSchema | None,
+    options: ChainOptions,
+    control: ChainControl | None = None,
+    endpoint_label: str = "",
+    defaults: PayloadDefaults | None = None,
+) -> AsyncIterator[ChainEvent]:
+    """Run ``event`` as a chain against ``function_name``; see the module docstring."""
+    control = control or ChainControl()
+    norm = event.normalized
+    action = norm.action
+    run = RunRecord(
+        run_id=uuid.uuid4().hex[:12],
+        event_name=event.name,
+        event_path=str(event.path) if event.path is not None else None,
+        action=action,
+        function_name=function_name,
+        endpoint=endpoint_label or getattr(invoker, "label", ""),
+        started_at=_now_iso(),
+    )
+    yield RunStarted(run=dataclasses.replace(run, steps=[]))
+
+    token = norm.client_request_token or str(uuid.uuid4())
+    desired = norm.desired
+    context = norm.callback_context
+    chain_timeout = schema.handler_timeout_s(action) if schema is not None else None
+    t0 = time.monotonic()
+    end_reason: EndReason | None = None
+    index = 0
+    while True:
+        payload = build_payload(
+            norm,
+            shape,
+            defaults=defaults,
+            desired=desired,
+            callback_context=context,
+            client_request_token=token,
+        )
+        started_at = _now_iso()
+        yield InvocationStarted(run.run_id, index, action, action.limit_s, time.monotonic())
+        outcome = await _race(_invoke(invoker, function_name, payload), control)
+        if not isinstance(outcome, InvokeResult):
+            end_reason = EndReason.CANCELLED
+            break
+        result = outcome
+
+        reinvoke = result.kind is OutcomeKind.PROGRESS and result.status == "IN_PROGRESS"
+        requested = _delay_of(result) if reinvoke else 0.0
+        wait = requested if options.max_delay_s is None else min(requested, options.max_delay_s)
+        step = build_step(
+            index=index,
+            action=action,
+            function_name=function_name,
+            request=payload,
+            result=result,
+            started_at=started_at,
+            schema=schema,
+            desired=desired,
+            previous=norm.previous,
+            original_desired=norm.desired,
+            previous_steps=run.steps,
+            callback_delay_s=wait,
+        )
+        run.steps.append(step)
+        yield StepCompleted(run.run_id, step)
+
+        if result.kind in (OutcomeKind.UNREACHABLE, OutcomeKind.HTTP_ERROR):
+            end_reason = EndReason.ERROR
+            break
+        if not reinvoke:
+            end_reason = EndReason.TERMINAL
+            break
+        if control.cancelled:
+            end_reason = EndReason.CANCELLED
+            break
+        if index >= options.max_reinvoke:
+            end_reason = EndReason.MAX_REINVOKE
+            break
+        if chain_timeout is not None and time.monotonic() - t0 >= chain_timeout:
+            end_reason = EndReason.HANDLER_TIMEOUT
+            break
+
+        if wait > 0:
+            if chain_timeout is not None:
+                wait = min(wait, max(0.0, chain_timeout - (time.monotonic() - t0)))
+            control._skip.clear()
+            yield DelayStarted(run.run_id, index, wait, requested, time.monotonic())
+            won = await _race(asyncio.sleep(wait), control, control._skip)
+            if won is control._cancel or control.cancelled:
+                end_reason = EndReason.CANCELLED
+                break
+            if chain_timeout is not None and time.monotonic() - t0 >= chain_timeout:
+                end_reason = EndReason.HANDLER_TIMEOUT
+                break
+
+        progress = result.progress or {}
+        next_context = progress.get("callbackContext")
+        if options.step_mode:
+            control._advance.clear()
+            control._next_context = _KEEP
+            yield AwaitingStep(run.run_id, index + 1, next_context)
+            won = await _race(control._advance.wait(), control)
+            if won is control._cancel or control.cancelled:
+                end_reason = EndReason.CANCELLED
+                break
+            if control._next_context is not _KEEP:
+                next_context = control._next_context
+        context = next_context  # replayed as returned, as CloudFormation does
+        model = _returned_model(result)
+        if model is not None:
+            desired = model
+        index += 1
+
+    total_s = time.monotonic() - t0
+    run.end_reason = end_reason
+    run.total_s = total_s
+    if run.steps:
+        last = run.steps[-1].result
+        run.final_status = last.status or last.kind.value
+    _, _, check_chain, _ = _checks()
+    run.chain_findings = list(check_chain(run.steps, schema, action, end_reason, total_s))
+    yield RunEnded(run=run)

@@ -1,0 +1,237 @@
+"""Find a resource-type project: its settings, schema, functions and test events.
+
+``discover_project(path)`` looks at ``path``; without one, at the current directory when it holds a
+``.rpdk-config`` or a ``template.yml``; else it opens the bundled demo project.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cfn_debug.errors import CfnDebugError, EventError, ProjectError
+from cfn_debug.events import EventSpec, event_from_model, load_event, read_json
+from cfn_debug.records import Action
+
+if TYPE_CHECKING:
+    from cfn_debug.endpoint.template import FunctionSpec
+
+DEMO_DIR = Path(__file__).resolve().parent / "demo"
+RPDK_CONFIG = ".rpdk-config"
+TEMPLATE_NAMES = ("template.yml", "template.yaml")
+#: Directories of ready-made events, in the order they are listed.
+EVENT_DIRS = ("sample_events", "sam-tests")
+#: Directories of bare models named inputs_N_create/update/invalid.json (`cfn test` inputs).
+INPUT_DIRS = ("inputs", "example_inputs")
+_INPUT_NAME = re.compile(r"^inputs_(\d+)_(create|update|invalid)\.json$")
+
+
+@dataclass
+class Project:
+    """A resource-type project as cfn-debug sees it."""
+
+    root: Path
+    settings: dict[str, Any] = field(default_factory=dict)  # .rpdk-config as read
+    schema_path: Path | None = None
+    functions: dict[str, FunctionSpec] = field(default_factory=dict)
+    events: list[EventSpec] = field(default_factory=list)
+    event_errors: list[CfnDebugError] = field(default_factory=list)  # files that would not load
+    is_demo: bool = False
+
+    @property
+    def type_name(self) -> str | None:
+        value = self.settings.get("typeName")
+        return value if isinstance(value, str) else None
+
+    @property
+    def language(self) -> str | None:
+        return self.settings.get("language")
+
+    @property
+    def entrypoint(self) -> str | None:
+        return self.settings.get("entrypoint")
+
+    @property
+    def test_entrypoint(self) -> str | None:
+        return self.settings.get("testEntrypoint")
+
+    @property
+    def template_path(self) -> Path | None:
+        return next((self.root / n for n in TEMPLATE_NAMES if (self.root / n).is_file()), None)
+
+    @property
+    def name(self) -> str:
+        return self.type_name or self.root.name
+
+
+def is_project_dir(path: Path) -> bool:
+    return (path / RPDK_CONFIG).is_file() or any((path / n).is_file() for n in TEMPLATE_NAMES)
+
+
+def schema_file_name(type_name: str) -> str:
+    """`cfn init`'s schema file name: ``Org::Service::Thing`` -> ``org-service-thing.json``."""
+    return type_name.lower().replace("::", "-") + ".json"
+
+
+def read_settings(root: Path) -> dict[str, Any]:
+    path = root / RPDK_CONFIG
+    if not path.is_file():
+        return {}
+    data = read_json(path, ProjectError)
+    if not isinstance(data, dict):
+        raise ProjectError("expected a JSON object", path=path)
+    for key in ("typeName", "language", "entrypoint", "testEntrypoint"):
+        if key in data and data[key] is not None and not isinstance(data[key], str):
+            raise ProjectError(f"expected a string, got {data[key]!r}", path=path, field=key)
+    return data
+
+
+def find_schema(root: Path, type_name: str | None) -> Path | None:
+    """The .rpdk-config-derived schema file, else the single *.json at the root with a typeName."""
+    if type_name:
+        candidate = root / schema_file_name(type_name)
+        if candidate.is_file():
+            return candidate
+    found: list[Path] = []
+    for path in sorted(root.glob("*.json")):
+        try:
+            head = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if '"typeName"' not in head:
+            continue
+        try:
+            data = json.loads(head)
+        except ValueError:
+            found.append(path)  # a broken schema still is the schema: loading it says what broke
+            continue
+        if isinstance(data, dict) and "typeName" in data:
+            found.append(path)
+    return found[0] if len(found) == 1 else None
+
+
+def _event_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.glob("*.json") if p.is_file())
+
+
+def _label(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+def _load_events(dirs: list[Path], errors: list[CfnDebugError]) -> list[EventSpec]:
+    events: list[EventSpec] = []
+    for directory in dirs:
+        for path in _event_files(directory):
+            try:
+                events.append(load_event(path, name=_label(path)))
+            except CfnDebugError as exc:
+                errors.append(exc)
+    return events
+
+
+def _load_inputs(directory: Path, errors: list[CfnDebugError]) -> list[EventSpec]:
+    """inputs_N_create.json -> CREATE; inputs_N_update.json -> UPDATE with previous = the create
+    input of the same N; inputs_N_invalid.json -> CREATE of an invalid model."""
+    groups: dict[int, dict[str, Path]] = {}
+    for path in _event_files(directory):
+        match = _INPUT_NAME.match(path.name)
+        if match:
+            groups.setdefault(int(match.group(1)), {})[match.group(2)] = path
+    events: list[EventSpec] = []
+    for number in sorted(groups):
+        files = groups[number]
+        models: dict[str, Any] = {}
+        for kind in ("create", "update", "invalid"):
+            if kind not in files:
+                continue
+            try:
+                models[kind] = read_json(files[kind])
+                if not isinstance(models[kind], dict):
+                    raise EventError("expected a resource model (a JSON object)", path=files[kind])
+            except CfnDebugError as exc:
+                errors.append(exc)
+                models.pop(kind, None)
+        for kind, action in (
+            ("create", Action.CREATE),
+            ("update", Action.UPDATE),
+            ("invalid", Action.CREATE),
+        ):
+            if kind not in models:
+                continue
+            previous = models.get("create") if kind == "update" else None
+            events.append(
+                event_from_model(
+                    models[kind],
+                    action,
+                    name=_label(files[kind]),
+                    path=files[kind],
+                    previous=previous,
+                )
+            )
+    return events
+
+
+def find_events(
+    root: Path, *, is_demo: bool = False
+) -> tuple[list[EventSpec], list[CfnDebugError]]:
+    """Every event of a project, and the files that would not load."""
+    errors: list[CfnDebugError] = []
+    dirs = [root / d for d in EVENT_DIRS if (root / d).is_dir()]
+    if is_demo and not dirs:
+        # The wheel puts the demo's events in cfn_debug/demo/sample_events; a source checkout
+        # keeps them at the repository root.
+        repo_events = root.parents[2] / "sample_events"
+        if repo_events.is_dir():
+            dirs.append(repo_events)
+    events = _load_events(dirs, errors)
+    for name in INPUT_DIRS:
+        if (root / name).is_dir():
+            events.extend(_load_inputs(root / name, errors))
+    return events, errors
+
+
+def _load_functions(root: Path) -> dict[str, FunctionSpec]:
+    if not any((root / n).is_file() for n in TEMPLATE_NAMES):
+        return {}
+    from cfn_debug.endpoint.template import load_functions
+
+    return load_functions(root)
+
+
+def discover_project(path: Path | None = None, *, schema_path: Path | None = None) -> Project:
+    """The project at ``path`` (else the current directory, else the bundled demo).
+
+    ``schema_path`` overrides the schema file discovery (``--schema``).
+    """
+    if path is not None:
+        root = path.expanduser()
+        if not root.exists():
+            raise ProjectError("no such directory", path=root)
+        if not root.is_dir():
+            raise ProjectError("expected a project directory, found a file", path=root)
+    else:
+        cwd = Path.cwd()
+        root = cwd if is_project_dir(cwd) else DEMO_DIR
+    root = root.resolve()
+    is_demo = root == DEMO_DIR
+    settings = read_settings(root)
+    type_name = settings.get("typeName")
+    if schema_path is not None:
+        schema = schema_path.expanduser()
+        if not schema.is_file():
+            raise ProjectError("no such schema file", path=schema, field="--schema")
+    else:
+        schema = find_schema(root, type_name)
+    events, errors = find_events(root, is_demo=is_demo)
+    return Project(
+        root=root,
+        settings=settings,
+        schema_path=schema,
+        functions=_load_functions(root),
+        events=events,
+        event_errors=errors,
+        is_demo=is_demo,
+    )

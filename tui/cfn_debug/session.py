@@ -1,0 +1,223 @@
+"""Sessions and the crash-safe journal.
+
+A journal is JSON Lines, one line per event as it happens, flushed per line so a crash (or a
+killed terminal) loses at most the line being written:
+
+    {"type": "session", "version": ..., "created": ..., "project": ..., "endpoint": ...}
+    {"type": "run_started", "run": {... no steps ...}}
+    {"type": "step", "run_id": ..., "step": {...}}
+    {"type": "run_ended", "run": {... no steps: they are on the step lines ...}}
+
+``load_journal`` rebuilds the RunRecords with every completed step; a run without its
+``run_ended`` line comes back with ``end_reason`` None (interrupted). A torn last line is reported
+in ``Session.problems``, not raised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+from cfn_debug import __version__
+from cfn_debug.errors import JournalError
+from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
+from cfn_debug.redact import redact
+
+JOURNAL_FORMAT = 1
+
+
+def state_dir() -> Path:
+    """$XDG_STATE_HOME/cfn-debug, else ~/.local/state/cfn-debug."""
+    base = os.environ.get("XDG_STATE_HOME")
+    root = Path(base) if base else Path.home() / ".local" / "state"
+    return root / "cfn-debug"
+
+
+def default_journal_path(now: datetime | None = None) -> Path:
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%S_%fZ")
+    return state_dir() / "journals" / f"{stamp}.jsonl"
+
+
+@dataclass
+class Session:
+    """The runs of a session and what it ran against."""
+
+    runs: list[RunRecord] = field(default_factory=list)
+    project: str | None = None
+    endpoint: str | None = None
+    version: str = __version__
+    created: str | None = None
+    path: Path | None = None
+    problems: list[str] = field(default_factory=list)  # e.g. a torn last line, reported on load
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return {
+            k: v
+            for k, v in (
+                ("project", self.project),
+                ("endpoint", self.endpoint),
+                ("version", self.version),
+                ("created", self.created),
+            )
+            if v is not None
+        }
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+class Journal:
+    """Append-only journal of a session; ``record`` every ChainEvent, ``close`` at the end.
+
+    The file is created (with its parent directories) on the first line written. Lines are
+    redacted and flushed as they are written; ``fsync=True`` also forces them to disk.
+    """
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        project: str | None = None,
+        endpoint: str | None = None,
+        fsync: bool = False,
+    ) -> None:
+        self.path = path if path is not None else default_journal_path()
+        self.project = project
+        self.endpoint = endpoint
+        self._fsync = fsync
+        self._file: IO[str] | None = None
+        self._closed = False
+
+    def _open(self) -> IO[str]:
+        if self._file is None:
+            if self._closed:
+                raise JournalError("the journal is closed", path=self.path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fresh = not self.path.exists() or self.path.stat().st_size == 0
+                self._file = self.path.open("a", encoding="utf-8")
+            except OSError as exc:
+                raise JournalError(f"cannot write: {exc.strerror}", path=self.path) from None
+            if fresh:
+                header = {
+                    "type": "session",
+                    "format": JOURNAL_FORMAT,
+                    "version": __version__,
+                    "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "project": self.project,
+                    "endpoint": self.endpoint,
+                }
+                self._write_line(_dumps(header))
+        return self._file
+
+    def _write_line(self, line: str) -> None:
+        assert self._file is not None
+        self._file.write(line + "\n")
+        self._file.flush()
+        if self._fsync:
+            os.fsync(self._file.fileno())
+
+    def write(self, entry: dict[str, Any]) -> None:
+        """Append one (already built) journal entry."""
+        self._open()
+        self._write_line(_dumps(entry))
+
+    def record(self, event: ChainEvent) -> None:
+        """Append the line for ``event``; events that change nothing durable are skipped."""
+        if isinstance(event, StepCompleted):
+            self.write(
+                {"type": "step", "run_id": event.run_id, "step": redact(event.step.to_dict())}
+            )
+        elif isinstance(event, RunStarted):
+            if self.endpoint is None and self._file is None:
+                self.endpoint = event.run.endpoint
+            self.write({"type": "run_started", "run": redact(_run_head(event.run))})
+        elif isinstance(event, RunEnded):
+            self.write({"type": "run_ended", "run": redact(_run_head(event.run))})
+
+    def close(self) -> None:
+        self._closed = True
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _run_head(run: RunRecord) -> dict[str, Any]:
+    data = run.to_dict()
+    data["steps"] = []
+    return data
+
+
+def load_journal(path: Path) -> Session:
+    """Rebuild a Session from a journal: every completed step of every run."""
+    try:
+        lines = path.read_bytes().split(b"\n")
+    except FileNotFoundError:
+        raise JournalError("no such journal", path=path) from None
+    except OSError as exc:
+        raise JournalError(f"cannot read: {exc.strerror}", path=path) from None
+    session = Session(path=path)
+    runs: dict[str, RunRecord] = {}
+    last_number = max((i for i, line in enumerate(lines, 1) if line.strip()), default=0)
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            entry = json.loads(raw)
+            if not isinstance(entry, dict):
+                raise ValueError("not an object")
+        except ValueError as exc:
+            if number == last_number:
+                session.problems.append(
+                    f"{path}: line {number}: torn last line ignored (the session was interrupted "
+                    "while writing it)"
+                )
+                break
+            raise JournalError(
+                f"expected a JSON object: {exc}", path=path, field=f"line {number}"
+            ) from None
+        try:
+            _apply(entry, session, runs)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise JournalError(
+                f"unexpected {entry.get('type', 'entry')!r} entry ({type(exc).__name__}: {exc})",
+                path=path,
+                field=f"line {number}",
+            ) from None
+    session.runs = list(runs.values())
+    return session
+
+
+def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) -> None:
+    kind = entry.get("type")
+    if kind == "session":
+        session.project = entry.get("project")
+        session.endpoint = entry.get("endpoint")
+        session.version = entry.get("version") or session.version
+        session.created = entry.get("created")
+    elif kind == "run_started":
+        run = RunRecord.from_dict(entry["run"])
+        run.steps = []
+        runs[run.run_id] = run
+    elif kind == "step":
+        run = runs[entry["run_id"]]
+        run.steps.append(Step.from_dict(entry["step"]))
+    elif kind == "run_ended":
+        ended = RunRecord.from_dict(entry["run"])
+        known = runs.get(ended.run_id)
+        ended.steps = known.steps if known is not None else []
+        runs[ended.run_id] = ended
+    else:
+        raise ValueError(f"unknown entry type {kind!r}")

@@ -1,0 +1,229 @@
+"""The facade the headless command and the dashboard share: a project, its schema, its events and
+an invoker (the embedded endpoint, a local endpoint URL, or AWS), and chains run against them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cfn_debug.chain import ChainControl, ChainOptions, run_chain
+from cfn_debug.errors import CfnDebugError, ProjectError
+from cfn_debug.events import (
+    EventSpec,
+    PayloadDefaults,
+    Shape,
+    resolve_credentials,
+    shape_for_handler,
+)
+from cfn_debug.invoke.base import Invoker
+from cfn_debug.project import Project, discover_project
+from cfn_debug.records import ChainEvent
+
+if TYPE_CHECKING:
+    from cfn_debug.schema import ResourceSchema
+
+TEST_ENTRYPOINT = "TestEntrypoint"
+TYPE_FUNCTION = "TypeFunction"
+#: The Runtime Interface Emulator serves exactly one function, under this name.
+RIE_FUNCTION = "function"
+
+
+class Workspace:
+    """Use ``Workspace.open(...)``; ``close()`` when done (it stops the embedded endpoint)."""
+
+    def __init__(
+        self,
+        project: Project,
+        schema: ResourceSchema | None,
+        invoker: Invoker,
+        endpoint_label: str,
+        *,
+        function_name: str | None = None,
+        defaults: PayloadDefaults | None = None,
+        embedded: Any = None,
+    ) -> None:
+        self.project = project
+        self.schema = schema
+        self.invoker = invoker
+        self.endpoint_label = endpoint_label
+        self.function_name = function_name
+        self.defaults = defaults or PayloadDefaults()
+        self.embedded = embedded  # the EmbeddedEndpoint this workspace started, if any
+
+    @property
+    def events(self) -> list[EventSpec]:
+        return self.project.events
+
+    @classmethod
+    def open(
+        cls,
+        project_dir: Path | None = None,
+        *,
+        endpoint: str | None = None,
+        function_name: str | None = None,
+        schema_path: Path | None = None,
+        region: str | None = None,
+        profile: str | None = None,
+        env_vars: dict[str, Any] | None = None,
+    ) -> Workspace:
+        """Discover the project, load its schema and connect to (or start) the endpoint.
+
+        ``endpoint`` None starts the embedded endpoint for the project; "aws" invokes deployed
+        functions (needs ``function_name``); a URL names a local endpoint (SAM, the emulator).
+        """
+        project = discover_project(project_dir, schema_path=schema_path)
+        schema = _load_schema(project.schema_path)
+        credentials = resolve_credentials(profile)
+        defaults = PayloadDefaults(
+            region=region,
+            credentials=credentials,
+            type_name=schema.type_name if schema is not None else project.type_name,
+        )
+        invoker, label, embedded = _connect(
+            project, endpoint, function_name, region, profile, env_vars
+        )
+        return cls(
+            project,
+            schema,
+            invoker,
+            label,
+            function_name=function_name,
+            defaults=defaults,
+            embedded=embedded,
+        )
+
+    def reload(self) -> None:
+        """Read the project's events and schema again (after the user edited them)."""
+        fresh = discover_project(self.project.root, schema_path=self._schema_override())
+        self.schema = _load_schema(fresh.schema_path)
+        fresh.functions = self.project.functions
+        self.project = fresh
+
+    def _schema_override(self) -> Path | None:
+        path = self.schema.path if self.schema is not None else None
+        return path if path is not None and path != self.project.schema_path else None
+
+    def function_for(self, event: EventSpec) -> tuple[str, Shape]:
+        """The function an event goes to and the payload shape it takes.
+
+        --function-name wins; else TestEntrypoint when the template has it; else the function
+        whose handler is the project's test entrypoint or entrypoint; else the only function.
+        """
+        functions = self.project.functions
+        if self.function_name:
+            spec = functions.get(self.function_name)
+            handler = getattr(spec, "handler", None)
+            return self.function_name, shape_for_handler(self.function_name, handler)
+        if TEST_ENTRYPOINT in functions:
+            spec = functions[TEST_ENTRYPOINT]
+            return TEST_ENTRYPOINT, shape_for_handler(TEST_ENTRYPOINT, spec.handler)
+        for wanted in (self.project.test_entrypoint, self.project.entrypoint):
+            for name, spec in functions.items():
+                if wanted and spec.handler == wanted:
+                    return name, shape_for_handler(name, spec.handler)
+        if functions:
+            name, spec = next(iter(functions.items()))
+            return name, shape_for_handler(name, spec.handler)
+        # No template: an endpoint the user named. The emulator serves "function".
+        name = RIE_FUNCTION if self.project.test_entrypoint is None else TEST_ENTRYPOINT
+        return name, Shape.SAM if self.project.test_entrypoint else Shape.HANDLER_REQUEST
+
+    def run(
+        self,
+        event: EventSpec,
+        options: ChainOptions,
+        control: ChainControl | None = None,
+    ) -> AsyncIterator[ChainEvent]:
+        """Run ``event`` as a chain: the stream of ChainEvents, ending with RunEnded."""
+        function_name, shape = self.function_for(event)
+        return run_chain(
+            self.invoker,
+            event,
+            function_name=function_name,
+            shape=shape,
+            schema=self.schema,
+            options=options,
+            control=control,
+            endpoint_label=self.endpoint_label,
+            defaults=self.defaults,
+        )
+
+    def logs_for(self, request_id: str) -> list[str]:
+        """The handler's lines of one invocation (embedded endpoint only)."""
+        if self.embedded is None:
+            return []
+        return list(self.embedded.logs_for(request_id))
+
+    async def aclose(self) -> None:
+        await self.invoker.aclose()
+        self.close()
+
+    def close(self) -> None:
+        closer = getattr(self.invoker, "close", None)
+        if callable(closer):
+            closer()
+        if self.embedded is not None:
+            embedded, self.embedded = self.embedded, None
+            embedded.stop()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _load_schema(path: Path | None) -> ResourceSchema | None:
+    if path is None:
+        return None
+    from cfn_debug.schema import load_schema
+
+    return load_schema(path)
+
+
+def _connect(
+    project: Project,
+    endpoint: str | None,
+    function_name: str | None,
+    region: str | None,
+    profile: str | None,
+    env_vars: dict[str, Any] | None,
+) -> tuple[Invoker, str, Any]:
+    if endpoint is None:
+        if not project.functions:
+            raise ProjectError(
+                "no functions to serve: expected a template.yml with AWS::Serverless::Function "
+                "resources (or give --endpoint)",
+                path=project.root,
+            )
+        from cfn_debug.endpoint import EmbeddedEndpoint
+        from cfn_debug.invoke.local import LocalInvoker
+
+        embedded = EmbeddedEndpoint(project.root, env_vars=env_vars)
+        embedded.start()
+        try:
+            invoker = LocalInvoker(embedded.url, logs=embedded.logs_for)
+        except BaseException:
+            embedded.stop()
+            raise
+        return invoker, f"embedded {embedded.url}", embedded
+    if endpoint.strip().lower() == "aws":
+        if not function_name:
+            raise CfnDebugError(
+                "expected the name or ARN of the deployed function with --endpoint aws",
+                field="--function-name",
+            )
+        from cfn_debug.invoke.aws import AwsInvoker
+
+        invoker_aws = AwsInvoker(region, profile)
+        return invoker_aws, invoker_aws.label, None
+    if not endpoint.startswith(("http://", "https://")):
+        raise CfnDebugError(
+            f"expected a URL such as http://127.0.0.1:3001, or 'aws', got {endpoint!r}",
+            field="--endpoint",
+        )
+    from cfn_debug.invoke.local import LocalInvoker
+
+    local = LocalInvoker(endpoint)
+    return local, local.label, None
