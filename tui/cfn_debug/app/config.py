@@ -1,0 +1,47 @@
+"""How the dashboard was asked to start: the `cfn-debug ui` options, plus test/snapshot knobs."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["auto", "step", "stop"]
+MODES: tuple[Mode, ...] = ("auto", "step", "stop")
+
+
+@dataclass
+class AppConfig:
+    project_dir: Path | None = None
+    endpoint: str | None = None
+    function_name: str | None = None
+    schema: Path | None = None
+    region: str | None = None
+    profile: str | None = None
+    max_reinvoke: int = 100
+    max_delay: float | None = None
+    watch: bool = False
+    mode: Mode = "auto"
+    #: Passed to the embedded endpoint (SAM's --env-vars shape), e.g. the demo's state dir.
+    env_vars: dict[str, dict[str, str]] | None = None
+    #: Snapshots and docs: durations rounded, clock times, ids and ports masked, no animation.
+    deterministic: bool = False
+    theme: str = "cfn-debug-dark"
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> AppConfig:
+        project = getattr(args, "project_dir", None) or getattr(args, "project", None)
+        schema = getattr(args, "schema", None)
+        return cls(
+            project_dir=Path(project) if project else None,
+            endpoint=getattr(args, "endpoint", None),
+            function_name=getattr(args, "function_name", None),
+            schema=Path(schema) if schema else None,
+            region=getattr(args, "region", None),
+            profile=getattr(args, "profile", None),
+            max_reinvoke=getattr(args, "max_reinvoke", 100),
+            max_delay=getattr(args, "max_delay", None),
+            watch=bool(getattr(args, "watch", False)),
+        )

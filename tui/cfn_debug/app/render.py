@@ -1,0 +1,307 @@
+"""Pure rendering helpers: records in, Rich text out. No widgets, no state, no protocol logic.
+
+Every function takes a ``Palette`` (colours taken from the active theme) and a ``deterministic``
+flag: when it is set, durations are rounded to whole seconds and clock times, request ids, random
+identifiers and ports are masked, so a snapshot of the screen never depends on the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.json import JSON
+from rich.text import Text
+
+from cfn_debug.records import (
+    WARN_FRACTION,
+    Change,
+    ChangeKind,
+    Finding,
+    Level,
+    OutcomeKind,
+    RunRecord,
+    Step,
+)
+
+#: Past this many characters a JSON document is shown truncated (a 5 MB model stays responsive).
+MAX_JSON_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The few colours the renderers need, resolved from the current Textual theme."""
+
+    ok: str = "green"
+    warn: str = "yellow"
+    error: str = "red"
+    accent: str = "cyan"
+    muted: str = "grey50"
+
+
+_UUID = re.compile(
+    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+)
+_ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_HEX_ID = re.compile(
+    r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{8,}(?![0-9A-Za-z])"
+)
+_PORT = re.compile(r"\b(127\.0\.0\.1|localhost):\d+")
+_SECONDS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
+
+
+def scrub(text: str) -> str:
+    """Mask what changes from run to run: ids, clock times, ports, measured durations."""
+    text = _UUID.sub("<uuid>", text)
+    text = _ISO_TIME.sub("<time>", text)
+    text = _HEX_ID.sub("<id>", text)
+    text = _PORT.sub(r"\1:<port>", text)
+    return _SECONDS.sub("<t>", text)
+
+
+def format_duration(seconds: float, *, deterministic: bool = False) -> str:
+    if deterministic:
+        whole = round(seconds)
+        return "<1 s" if whole < 1 else f"{whole} s"
+    if seconds < 1.0:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds:.2f} s"
+
+
+def timing_style(fraction: float, palette: Palette) -> str:
+    """Green below the warning fraction of the limit, yellow up to the limit, red past it."""
+    if fraction > 1.0:
+        return palette.error
+    if fraction >= WARN_FRACTION:
+        return palette.warn
+    return palette.ok
+
+
+def duration_bar(
+    seconds: float,
+    limit_s: float,
+    palette: Palette,
+    *,
+    width: int = 16,
+    deterministic: bool = False,
+    label: bool = True,
+) -> Text:
+    """A bar filling toward ``limit_s``; its colour says whether the time is fine, close or over."""
+    shown = float(round(seconds)) if deterministic else seconds
+    fraction = shown / limit_s if limit_s > 0 else 0.0
+    filled = min(width, round(fraction * width))
+    style = timing_style(fraction, palette)
+    bar = Text("█" * filled, style=style)
+    bar.append("░" * (width - filled), style=palette.muted)
+    if label:
+        bar.append(f" {format_duration(seconds, deterministic=deterministic)}", style=style)
+        bar.append(f" / {limit_s:.0f} s", style=palette.muted)
+    return bar
+
+
+def step_status(step: Step) -> str:
+    """The status word of a step: the ProgressEvent status, else the outcome kind."""
+    if step.result.kind is OutcomeKind.PROGRESS:
+        return step.result.status or "NO STATUS"
+    return step.result.kind.value.upper().replace("_", " ")
+
+
+def status_text(status: str | None, palette: Palette) -> Text:
+    status = status or "-"
+    if status == "SUCCESS":
+        style = f"bold {palette.ok}"
+    elif status in ("IN_PROGRESS", "PENDING"):
+        style = palette.accent
+    else:
+        style = f"bold {palette.error}"
+    return Text(status, style=style)
+
+
+def level_text(level: Level, palette: Palette) -> Text:
+    return Text(level.value, style=f"bold {palette.error if level is Level.MUST else palette.warn}")
+
+
+def changed_properties(step: Step) -> int:
+    """How many top-level properties the step changed compared with the step before it."""
+    return len({_top(c.pointer) for c in step.diff_previous})
+
+
+def _top(pointer: str) -> str:
+    parts = pointer.split("/")
+    return parts[1] if len(parts) > 1 else pointer
+
+
+def json_renderable(data: Any, *, deterministic: bool = False) -> RenderableType:
+    """Highlighted JSON, truncated when huge (the text stays selectable, the UI responsive)."""
+    text = json.dumps(data, indent=2, sort_keys=False, default=str)
+    if deterministic:
+        text = scrub(text)
+    if len(text) > MAX_JSON_CHARS:
+        return Text(
+            text[:MAX_JSON_CHARS] + f"\n... [{len(text) - MAX_JSON_CHARS:,} more characters]"
+        )
+    try:
+        return JSON(text)
+    except ValueError:  # scrubbing never breaks JSON, but a renderer must not raise
+        return Text(text)
+
+
+def findings_renderable(
+    findings: Sequence[Finding],
+    contract_of: Callable[[str], str | None],
+    palette: Palette,
+    *,
+    title: str,
+    deterministic: bool = False,
+) -> RenderableType:
+    """Each finding as a block: level, rule id, pointer; the message; the contract sentence."""
+    clean = scrub if deterministic else _same
+    parts: list[RenderableType] = [Text(title, style="bold")]
+    if not findings:
+        parts.append(Text("  No findings.", style=palette.ok))
+        return Group(*parts)
+    for finding in findings:
+        head = Text("  ")
+        head.append_text(level_text(finding.level, palette))
+        head.append(f"  {finding.rule_id}", style=f"bold {palette.accent}")
+        if finding.pointer:
+            head.append(f"  {clean(finding.pointer)}", style=palette.muted)
+        parts.append(head)
+        parts.append(Text(f"    {clean(finding.message)}"))
+        sentence = contract_of(finding.rule_id)
+        if sentence:
+            parts.append(Text(f"    Contract: “{sentence}”", style=f"italic {palette.muted}"))
+        parts.append(Text(""))
+    return Group(*parts)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _value(value: Any, clean: Callable[[str], str]) -> str:
+    return clean(json.dumps(value, default=str))
+
+
+def changes_renderable(
+    changes: Iterable[Change], palette: Palette, *, title: str, deterministic: bool = False
+) -> RenderableType:
+    """A coloured diff: + added, - removed, ~ changed, with the schema's note for each pointer."""
+    clean = scrub if deterministic else _same
+    items = list(changes)
+    parts: list[RenderableType] = [Text(f"{title} ({len(items)})", style="bold")]
+    if not items:
+        parts.append(Text("  No differences.", style=palette.muted))
+    for change in items:
+        line = Text("  ")
+        if change.kind is ChangeKind.ADDED:
+            line.append(f"+ {change.pointer}", style=f"bold {palette.ok}")
+            line.append(f"  {_value(change.after, clean)}", style=palette.ok)
+        elif change.kind is ChangeKind.REMOVED:
+            line.append(f"- {change.pointer}", style=f"bold {palette.error}")
+            line.append(f"  {_value(change.before, clean)}", style=palette.error)
+        else:
+            line.append(f"~ {change.pointer}", style=f"bold {palette.warn}")
+            line.append(f"  {_value(change.before, clean)}", style=palette.error)
+            line.append(" → ", style=palette.muted)
+            line.append(_value(change.after, clean), style=palette.ok)
+        if change.note:
+            line.append(f"   ({change.note})", style=f"italic {palette.muted}")
+        parts.append(line)
+    return Group(*parts)
+
+
+def response_renderable(
+    step: Step, palette: Palette, *, deterministic: bool = False
+) -> RenderableType:
+    result = step.result
+    clean = scrub if deterministic else _same
+    if result.kind is OutcomeKind.PROGRESS and result.progress is not None:
+        return json_renderable(result.progress, deterministic=deterministic)
+    parts: list[RenderableType] = []
+    head = Text(result.kind.value.upper().replace("_", " "), style=f"bold {palette.error}")
+    if result.http_status is not None:
+        head.append(f"  HTTP {result.http_status}", style=palette.muted)
+    if result.error_type:
+        head.append(f"  {result.error_type}", style=palette.warn)
+    parts.append(head)
+    if result.error_message:
+        parts.append(Text(clean(result.error_message)))
+    if result.stack_trace:
+        parts.append(Text("Stack trace:", style="bold"))
+        parts.extend(Text(clean(line.rstrip("\n"))) for line in result.stack_trace)
+    if result.body_excerpt:
+        parts.append(Text("Body:", style="bold"))
+        parts.append(Text(clean(result.body_excerpt)))
+    return Group(*parts)
+
+
+def logs_renderable(lines: Sequence[str], palette: Palette, *, deterministic: bool = False) -> Text:
+    if not lines:
+        return Text("The handler wrote no log lines for this invocation.", style=palette.muted)
+    clean = scrub if deterministic else _same
+    text = Text()
+    in_traceback = False
+    for raw in lines:
+        line = clean(raw.rstrip("\n"))
+        if line.startswith("Traceback (most recent call last)"):
+            in_traceback = True
+        style = palette.error if in_traceback or "ERROR" in line else ""
+        if in_traceback and line and not line.startswith((" ", "Traceback")):
+            in_traceback = False  # the final "SomeError: message" line closes the block
+        text.append(line + "\n", style=style)
+    text.rstrip()
+    return text
+
+
+def timing_renderable(
+    run: RunRecord | None,
+    steps: Sequence[Step],
+    chain_limit_s: float | None,
+    palette: Palette,
+    *,
+    deterministic: bool = False,
+) -> RenderableType:
+    """Every invocation's duration against its limit, the delays, and the chain's total."""
+    if not steps:
+        return Text("No invocation yet.", style=palette.muted)
+    parts: list[RenderableType] = [
+        Text("Invocations against the per-invocation limit", style="bold")
+    ]
+    for step in steps:
+        line = Text(f"  #{step.index:<4}{step.action.value:<7}")
+        line.append_text(
+            duration_bar(
+                step.duration_s, step.limit_s, palette, width=24, deterministic=deterministic
+            )
+        )
+        if step.callback_delay_s:
+            delay = format_duration(step.callback_delay_s, deterministic=deterministic)
+            line.append(f"   then waited {delay}", style=palette.muted)
+        parts.append(line)
+    invoked = sum(s.duration_s for s in steps)
+    waited = sum(s.callback_delay_s for s in steps)
+    total = run.total_s if run is not None and run.total_s else invoked + waited
+    parts.append(Text(""))
+    summary = Text("  Chain total ")
+    if chain_limit_s:
+        summary.append_text(
+            duration_bar(total, chain_limit_s, palette, width=24, deterministic=deterministic)
+        )
+        summary.append("  (the schema's timeoutInMinutes)", style=palette.muted)
+    else:
+        summary.append(format_duration(total, deterministic=deterministic))
+    parts.append(summary)
+    parts.append(
+        Text(
+            f"  invoking {format_duration(invoked, deterministic=deterministic)}, "
+            f"waiting {format_duration(waited, deterministic=deterministic)}, "
+            f"{len(steps)} invocation{'s' if len(steps) != 1 else ''}",
+            style=palette.muted,
+        )
+    )
+    return Group(*parts)

@@ -1,0 +1,92 @@
+"""What to tell the user when a run ends or something fails: one line, plus what to do next."""
+
+from __future__ import annotations
+
+from cfn_debug.errors import CfnDebugError, EndpointError, EventError, ProjectError, SchemaError
+from cfn_debug.records import EndReason, Level, OutcomeKind, RunRecord
+
+
+def error_hint(error: BaseException) -> str:
+    if isinstance(error, EventError):
+        return "Fix the event (e edits it here, E opens the file in $EDITOR), then press r."
+    if isinstance(error, SchemaError):
+        return "Fix the resource schema (or pass --schema FILE)."
+    if isinstance(error, EndpointError):
+        return (
+            "The endpoint could not start: free the port, or pass --endpoint URL to use a "
+            "running `sam local start-lambda`."
+        )
+    if isinstance(error, ProjectError):
+        return (
+            "Check the project's template.yml and .rpdk-config, or pass PROJECT_DIR "
+            "(outside a project cfn-debug opens the bundled demo)."
+        )
+    if isinstance(error, CfnDebugError):
+        return "See the message above."
+    return "This looks like a bug in cfn-debug: please report it with the message above."
+
+
+def run_summary(run: RunRecord) -> tuple[str, str, str]:
+    """(text, hint, tone) for a finished run; tone is ok, warn or error."""
+    steps = len(run.steps)
+    findings = run.findings
+    musts = sum(1 for f in findings if f.level is Level.MUST)
+    counted = f"{steps} invocation{'s' if steps != 1 else ''}, {len(findings)} finding" + (
+        "s" if len(findings) != 1 else ""
+    )
+    if musts:
+        counted += f" ({musts} MUST)"
+    last = run.steps[-1] if run.steps else None
+    status = run.final_status or (last.result.status if last else None) or "no status"
+    reason = run.end_reason
+
+    if reason is EndReason.ERROR and last is not None:
+        message = last.result.error_message or last.result.kind.value
+        return (
+            f"The endpoint could not be used: {message}",
+            "Start the endpoint (or run without --endpoint to use the embedded one), then press r.",
+            "error",
+        )
+    if reason is EndReason.CANCELLED:
+        return f"Stopped after {counted}.", "Press r to run the event again.", "warn"
+    if reason is EndReason.MAX_REINVOKE:
+        return (
+            f"Stopped at the re-invoke cap: {counted}.",
+            "Raise --max-reinvoke, or check why the handler never reaches a terminal status.",
+            "warn",
+        )
+    if reason is EndReason.HANDLER_TIMEOUT:
+        return (
+            f"The chain ran past the schema's timeoutInMinutes: {counted}.",
+            "See the Timing tab; shorten the stabilization or raise timeoutInMinutes.",
+            "error",
+        )
+    if last is not None and last.result.kind is OutcomeKind.CRASH:
+        return (
+            f"The handler crashed ({last.result.error_type or 'Unhandled'}): {counted}.",
+            "The Response tab has the stack trace, the Logs tab the handler's own lines.",
+            "error",
+        )
+    if last is not None and last.result.kind is not OutcomeKind.PROGRESS:
+        return (
+            f"The invocation came back as {last.result.kind.value.replace('_', ' ')}: {counted}.",
+            "See the Response and Logs tabs.",
+            "error",
+        )
+    if status == "FAILED":
+        progress = last.result.progress if last is not None and last.result.progress else {}
+        code = progress.get("errorCode") or "no errorCode"
+        message = progress.get("message") or "no message"
+        return (
+            f"FAILED {code}: {message}  ({counted})",
+            "Findings explain contract breaches; the Logs tab shows the handler's lines "
+            "(a traceback there means an exception the handler did not catch).",
+            "error",
+        )
+    tone = "error" if musts else ("warn" if findings else "ok")
+    hint = (
+        "The Findings tab explains each one with the contract sentence it enforces."
+        if findings
+        else "No contract findings. Select a step for its request, response, logs and timing."
+    )
+    return f"{status}: {counted}.", hint, tone

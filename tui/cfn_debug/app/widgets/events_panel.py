@@ -1,0 +1,75 @@
+"""The discovered events, grouped by action and by the folder they came from."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+if TYPE_CHECKING:
+    from cfn_debug.events import EventSpec
+
+ACTION_ORDER = ("CREATE", "READ", "UPDATE", "DELETE", "LIST")
+
+
+def _action_name(event: EventSpec) -> str:
+    action: Any = event.action
+    return str(getattr(action, "value", action))
+
+
+def event_source(event: EventSpec, root: Path | None) -> str:
+    """The folder an event came from, relative to the project when it can be."""
+    path = getattr(event, "path", None)
+    if path is None:
+        return "edited"
+    parent = Path(path).parent
+    if root is not None:
+        try:
+            return str(parent.resolve().relative_to(root.resolve())) or "."
+        except ValueError:
+            pass
+    return parent.name or str(parent)
+
+
+class EventsPanel(Tree[int]):
+    """A tree: one branch per (action, source), one leaf per event; leaf data = event index."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("Events", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._leaves: dict[int, TreeNode[int]] = {}
+
+    def show_events(self, events: list[EventSpec], root: Path | None, edited: set[int]) -> None:
+        self.clear()
+        self._leaves.clear()
+        groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for index, event in enumerate(events):
+            groups[(_action_name(event), event_source(event, root))].append(index)
+
+        def order(key: tuple[str, str]) -> tuple[int, str]:
+            action, source = key
+            rank = ACTION_ORDER.index(action) if action in ACTION_ORDER else len(ACTION_ORDER)
+            return rank, source
+
+        for key in sorted(groups, key=order):
+            action, source = key
+            branch = self.root.add(f"{action} · {source}", expand=True)
+            for index in groups[key]:
+                label = events[index].name + (" *" if index in edited else "")
+                self._leaves[index] = branch.add_leaf(label, data=index)
+        if not events:
+            self.root.add_leaf("No events found (sample_events/, sam-tests/, inputs/)")
+
+    def mark_edited(self, index: int, name: str) -> None:
+        node = self._leaves.get(index)
+        if node is not None:
+            node.set_label(name + " *")
+
+    def select_index(self, index: int) -> None:
+        node = self._leaves.get(index)
+        if node is not None:
+            self.move_cursor(node)

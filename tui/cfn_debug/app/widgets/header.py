@@ -1,0 +1,36 @@
+"""The top line: type name, endpoint and function, replay mode, watch state."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from cfn_debug.app.render import scrub
+
+
+class SessionHeader(Static):
+    type_name: reactive[str] = reactive("opening project…")
+    endpoint: reactive[str] = reactive("-")
+    function: reactive[str] = reactive("-")
+    mode: reactive[str] = reactive("auto")
+    watch: reactive[bool] = reactive(False)
+
+    def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._deterministic = deterministic
+
+    def render(self) -> Text:
+        endpoint = scrub(self.endpoint) if self._deterministic else self.endpoint
+        text = Text(" cfn-debug ", style="bold reverse")
+        text.append(f" {self.type_name}", style="bold")
+        for label, value in (
+            ("endpoint", endpoint),
+            ("function", self.function),
+            ("mode", self.mode),
+            ("watch", "on" if self.watch else "off"),
+        ):
+            text.append("  │  ", style="dim")
+            text.append(f"{label} ", style="dim")
+            text.append(value)
+        return text

@@ -1,0 +1,143 @@
+"""The selected step in tabs: Findings, Model diff, Request, Response, Logs, Timing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static, TabbedContent, TabPane
+
+from cfn_debug.app.actions import TABS
+from cfn_debug.app.render import (
+    Palette,
+    changes_renderable,
+    findings_renderable,
+    json_renderable,
+    logs_renderable,
+    response_renderable,
+    scrub,
+    timing_renderable,
+)
+from cfn_debug.records import RunRecord, Step
+
+
+class StepDetail(Vertical):
+    """Renders only the active tab; switching tabs renders the newly shown one."""
+
+    def __init__(
+        self,
+        contract_of: Callable[[str], str | None],
+        *,
+        deterministic: bool = False,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self._contract_of = contract_of
+        self._deterministic = deterministic
+        self.palette = Palette()
+        self.step: Step | None = None
+        self.steps: list[Step] = []
+        self.run: RunRecord | None = None
+        self.chain_limit_s: float | None = None
+        self._rendered: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(initial="findings", id="tabs"):
+            for tab_id, title in TABS:
+                with TabPane(title, id=tab_id), VerticalScroll(id=f"{tab_id}-scroll"):
+                    yield Static(id=f"{tab_id}-body", classes="detail-body")
+
+    @property
+    def active(self) -> str:
+        return self.query_one(TabbedContent).active
+
+    @active.setter
+    def active(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def show(
+        self,
+        step: Step | None,
+        steps: list[Step],
+        run: RunRecord | None,
+        chain_limit_s: float | None,
+    ) -> None:
+        self.step, self.steps, self.run, self.chain_limit_s = step, steps, run, chain_limit_s
+        self._rendered.clear()
+        self.render_active()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self.render_active()
+
+    def render_active(self) -> None:
+        tab = self.active or "findings"
+        if tab in self._rendered:
+            return
+        self._rendered.add(tab)
+        self.query_one(f"#{tab}-body", Static).update(self.renderable_for(tab))
+
+    def renderable_for(self, tab: str) -> RenderableType:
+        step, p, det = self.step, self.palette, self._deterministic
+        if tab == "timing":
+            return timing_renderable(self.run, self.steps, self.chain_limit_s, p, deterministic=det)
+        if tab == "findings":
+            parts: list[RenderableType] = []
+            if step is not None:
+                parts.append(
+                    findings_renderable(
+                        step.findings,
+                        self._contract_of,
+                        p,
+                        title=f"Step #{step.index} ({step.action.value})",
+                        deterministic=det,
+                    )
+                )
+            if self.run is not None and self.run.end_reason is not None:
+                parts.append(
+                    findings_renderable(
+                        self.run.chain_findings,
+                        self._contract_of,
+                        p,
+                        title="Whole chain",
+                        deterministic=det,
+                    )
+                )
+            return Group(*parts) if parts else _nothing(p)
+        if step is None:
+            return _nothing(p)
+        if tab == "diff":
+            return Group(
+                changes_renderable(
+                    step.diff_request,
+                    p,
+                    title="Returned model vs the model requested",
+                    deterministic=det,
+                ),
+                Text(""),
+                changes_renderable(
+                    step.diff_previous,
+                    p,
+                    title="Returned model vs the previous step's",
+                    deterministic=det,
+                ),
+            )
+        if tab == "request":
+            head = Text(f"Sent to {step.function_name}", style="bold")
+            if not det:
+                head.append(f" at {step.started_at}", style=p.muted)
+            return Group(head, json_renderable(step.request, deterministic=det))
+        if tab == "response":
+            return response_renderable(step, p, deterministic=det)
+        if tab == "logs":
+            head = Text(f"Handler log lines of step #{step.index}", style="bold")
+            if step.result.request_id and not det:
+                head.append(f"  RequestId {step.result.request_id}", style=p.muted)
+            return Group(head, logs_renderable(step.result.logs, p, deterministic=det))
+        return Text(scrub(tab) if det else tab)
+
+
+def _nothing(palette: Palette) -> Text:
+    return Text("Run an event (select it and press r) to see its steps here.", style=palette.muted)
