@@ -1,0 +1,13 @@
+"""Fixtures of the export tests (the sample session lives in export_sample.py)."""
+
+from __future__ import annotations
+
+import pytest
+from export_sample import build_session
+
+from cfn_debug.export.source import Transcript
+
+
+@pytest.fixture
+def session() -> Transcript:
+    return build_session()

@@ -1,0 +1,104 @@
+"""`cfn-debug export JOURNAL --format json|md|html|junit [--output FILE] [--schema FILE]
+[--reveal-write-only]`: write a session journal (or a saved JSON transcript) in another form."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cfn_debug.errors import CfnDebugError, JournalError
+from cfn_debug.export.formats import FORMATS, export_session
+from cfn_debug.export.json import is_transcript, transcript_from_data
+from cfn_debug.export.source import runs_and_meta
+
+EXIT_OK = 0
+
+
+def load_session(path: Path) -> Any:
+    """A JSON transcript (one document with our format marker) or else a JSONL journal."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise JournalError("no such file; expected a journal or transcript", path=path) from None
+    except OSError as error:
+        raise JournalError(f"cannot read: {error.strerror}", path=path) from None
+    except UnicodeDecodeError:
+        raise JournalError(
+            "expected UTF-8 text (a journal or a JSON transcript)", path=path
+        ) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = None  # several JSON lines: a journal
+    if is_transcript(data) or (isinstance(data, dict) and "format" in data and "runs" in data):
+        return transcript_from_data(data, path)
+    from cfn_debug.session import load_journal
+
+    return load_journal(path)
+
+
+def _schema_write_only(schema_path: str | None, meta: dict[str, Any]) -> tuple[str, ...] | None:
+    """The writeOnly model pointers of --schema, else of the schema the session recorded."""
+    candidate = schema_path or meta.get("schema")
+    if not candidate:
+        return None
+    path = Path(str(candidate))
+    if not schema_path and not path.is_file():
+        return None  # a recorded schema that has moved: say so below rather than fail
+    from cfn_debug.schema import load_schema
+
+    return tuple(sorted(load_schema(path).write_only))
+
+
+def export_command(args: argparse.Namespace) -> int:
+    source = Path(args.journal)
+    fmt: str = args.format
+    if fmt not in FORMATS:
+        raise CfnDebugError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    session = load_session(source)
+    _runs, meta = runs_and_meta(session)
+    write_only = _schema_write_only(args.schema, meta)
+    reveal: bool = bool(args.reveal_write_only)
+    if write_only is None and not reveal:
+        print(
+            "cfn-debug: warning: no --schema given: writeOnly property values cannot be "
+            "recognised and are not masked (credentials are redacted regardless)",
+            file=sys.stderr,
+        )
+    options: dict[str, Any] = {"write_only": write_only or (), "reveal_write_only": reveal}
+
+    if not args.output or args.output == "-":
+        export_session(session, fmt, sys.stdout, **options)
+        sys.stdout.flush()
+        return EXIT_OK
+
+    target = Path(args.output)
+    # Write beside the target and rename, so a failed export never leaves half a file behind.
+    try:
+        handle, temp = tempfile.mkstemp(
+            prefix=f".{target.name}.",
+            suffix=".tmp",
+            dir=target.parent if str(target.parent) else ".",
+        )
+    except OSError as error:
+        raise CfnDebugError(
+            f"cannot write here: {error.strerror}", path=target, field="--output"
+        ) from None
+    try:
+        os.chmod(temp, 0o644)
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            export_session(session, fmt, out, **options)
+        os.replace(temp, target)
+    except OSError as error:
+        raise CfnDebugError(
+            f"cannot write the export: {error.strerror}", path=target, field="--output"
+        ) from None
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+    return EXIT_OK

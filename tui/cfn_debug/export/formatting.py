@@ -1,0 +1,97 @@
+"""What every transcript format says alike: a step's status, its timing, a rule's sentence."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from cfn_debug.records import WARN_FRACTION, OutcomeKind, RunRecord, Step
+
+
+def step_status(step: Step) -> str:
+    """SUCCESS, FAILED, IN_PROGRESS (from the ProgressEvent), else the outcome kind, upper case."""
+    status = step.result.status
+    if step.result.kind is OutcomeKind.PROGRESS and status:
+        return status
+    return step.result.kind.value.upper()
+
+
+def step_error_code(step: Step) -> str | None:
+    progress = step.result.progress
+    code = progress.get("errorCode") if isinstance(progress, dict) else None
+    return code if isinstance(code, str) and code else None
+
+
+def status_class(status: str | None) -> str:
+    """A CSS-ish class for a status: success, failed, progress or other."""
+    if status == "SUCCESS":
+        return "success"
+    if status == "IN_PROGRESS" or status == "PENDING":
+        return "progress"
+    if status is None:
+        return "other"
+    return "failed" if status != "CANCELLED" else "other"
+
+
+def run_status(run: RunRecord) -> str:
+    if run.final_status:
+        return run.final_status
+    if run.steps:
+        return step_status(run.steps[-1])
+    return run.end_reason.value.upper() if run.end_reason else "NO STEPS"
+
+
+def timing_class(duration_s: float, limit_s: float) -> str:
+    """ok, warn (past WARN_FRACTION of the limit) or over (past the limit)."""
+    if limit_s > 0 and duration_s > limit_s:
+        return "over"
+    if limit_s > 0 and duration_s > WARN_FRACTION * limit_s:
+        return "warn"
+    return "ok"
+
+
+def seconds(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f} s"
+    if value >= 1:
+        return f"{value:.2f} s"
+    return f"{value * 1000:.1f} ms"
+
+
+def duration_vs_limit(step: Step) -> str:
+    percent = 100 * step.duration_s / step.limit_s if step.limit_s > 0 else 0.0
+    return f"{seconds(step.duration_s)} / {step.limit_s:g} s ({percent:.0f}%)"
+
+
+def findings_summary(step: Step) -> str:
+    if not step.findings:
+        return "none"
+    return ", ".join(f"{f.level.value} {f.rule_id}" for f in step.findings)
+
+
+@lru_cache(maxsize=256)
+def contract_sentence(rule_id: str) -> str | None:
+    """The handler-contract sentence a rule enforces, when the rule catalogue knows the rule."""
+    try:
+        from cfn_debug.contract import rule  # type: ignore[attr-defined]
+
+        sentence = rule(rule_id).contract
+    except Exception:  # the catalogue is optional for exports: no sentence, not a failure
+        return None
+    return sentence if isinstance(sentence, str) and sentence else None
+
+
+def compact_json(value: Any) -> str:
+    """One line of JSON for a table cell (non-JSON values as their repr)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def pretty_json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)

@@ -1,0 +1,104 @@
+"""The lossless JSON transcript: a session that loads back to equal records.
+
+```
+{"format": "cfn-debug-transcript", "version": 1,
+ "meta": {"project": ..., "endpoint": ..., "version": ..., "created": ...},
+ "masking": {"credentials": "redacted", "write_only": "masked" | "revealed" | "unknown"},
+ "runs": [RunRecord.to_dict(), ...]}
+```
+
+The runs are written one at a time to the file object, so a long session never exists twice in
+memory as one string.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from cfn_debug.errors import JournalError
+from cfn_debug.export.masking import Masker
+from cfn_debug.export.source import Transcript
+from cfn_debug.export.validation import check_run
+from cfn_debug.records import RunRecord
+
+FORMAT = "cfn-debug-transcript"
+VERSION = 1
+
+
+def masking_note(masker: Masker) -> dict[str, str]:
+    if masker.reveal_write_only:
+        write_only = "revealed"
+    elif masker.masks_write_only:
+        write_only = "masked"
+    else:
+        write_only = "unknown"  # no schema named writeOnly properties
+    return {"credentials": "redacted", "write_only": write_only}
+
+
+def write_json(
+    runs: Iterable[RunRecord], meta: Mapping[str, Any], out: TextIO, masker: Masker
+) -> None:
+    """Write the transcript of ``runs`` (masked by ``masker``) to ``out``."""
+    out.write(f'{{"format": "{FORMAT}", "version": {VERSION}, "meta": ')
+    out.write(json.dumps(dict(meta), ensure_ascii=False, default=str))
+    out.write(', "masking": ')
+    out.write(json.dumps(masking_note(masker)))
+    out.write(', "runs": [')
+    for i, run in enumerate(runs):
+        out.write(",\n" if i else "\n")
+        out.write(json.dumps(masker.run_dict(run), ensure_ascii=False))
+    out.write("\n]}\n")
+
+
+def is_transcript(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def transcript_from_data(data: Any, path: Path) -> Transcript:
+    """Turn a parsed transcript document into its runs and metadata, or a JournalError."""
+    if not isinstance(data, dict):
+        raise JournalError(f"expected a JSON object with format {FORMAT!r}", path=path)
+    if data.get("format") != FORMAT:
+        raise JournalError(
+            f"expected {FORMAT!r}, got {data.get('format')!r}", path=path, field="format"
+        )
+    if data.get("version") != VERSION:
+        raise JournalError(
+            f"expected transcript version {VERSION}, got {data.get('version')!r} "
+            "(written by another cfn-debug version?)",
+            path=path,
+            field="version",
+        )
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise JournalError("expected an object of session metadata", path=path, field="meta")
+    runs = data.get("runs")
+    if not isinstance(runs, list):
+        raise JournalError("expected a list of runs", path=path, field="runs")
+    records = []
+    for i, run in enumerate(runs):
+        check_run(run, path, f"runs[{i}]")
+        records.append(RunRecord.from_dict(run))
+    return Transcript(runs=records, meta=meta)
+
+
+def load_transcript(path: str | Path) -> Transcript:
+    """Load a JSON transcript written by :func:`write_json`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise JournalError(f"cannot read the transcript: {error.strerror}", path=path) from None
+    except UnicodeDecodeError:
+        raise JournalError("expected UTF-8 text", path=path) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise JournalError(
+            f"expected JSON: {error.msg} at line {error.lineno} column {error.colno}",
+            path=path,
+        ) from None
+    return transcript_from_data(data, path)

@@ -1,0 +1,201 @@
+"""The Markdown transcript, to paste into a pull request or an issue (GitHub-flavoured tables).
+
+Everything a handler produced is untrusted text: table cells escape pipes and Markdown
+punctuation, code spans pick a backtick fence longer than any run inside them, and log blocks a
+fence longer than any line of backticks in the logs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from html import escape as html_escape
+from typing import Any, TextIO
+
+from cfn_debug.export.formatting import (
+    compact_json,
+    contract_sentence,
+    duration_vs_limit,
+    findings_summary,
+    run_status,
+    seconds,
+    step_error_code,
+    step_status,
+    timing_class,
+)
+from cfn_debug.export.masking import Masker
+from cfn_debug.records import Change, Finding, OutcomeKind, RunRecord, Step
+
+_PUNCTUATION = re.compile(r"([\\`*_\[\]<>|~#!&])")
+_BACKTICKS = re.compile(r"`+")
+_MAX_CELL = 200
+
+
+def text(value: str) -> str:
+    """Plain text safe in a paragraph or a table cell: punctuation escaped, one line."""
+    value = _PUNCTUATION.sub(r"\\\1", value)
+    return value.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
+
+
+def code(value: str, *, in_table: bool = True) -> str:
+    """An inline code span showing ``value`` exactly (newlines become spaces)."""
+    value = value.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    if not value:
+        return "` `"
+    longest = max((len(m) for m in _BACKTICKS.findall(value)), default=0)
+    fence = "`" * (longest + 1)
+    if value.startswith("`") or value.endswith("`") or (value[0] == " " and value[-1] == " "):
+        value = f" {value} "
+    if in_table:
+        value = value.replace("|", "\\|")
+    return f"{fence}{value}{fence}"
+
+
+def fence_for(lines: Iterable[str]) -> str:
+    longest = max((len(m) for line in lines for m in _BACKTICKS.findall(line)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _cell_value(value: Any) -> str:
+    if value is None:
+        return ""
+    rendered = compact_json(value)
+    if len(rendered) > _MAX_CELL:
+        rendered = rendered[: _MAX_CELL - 1] + "…"
+    return code(rendered)
+
+
+def _status_cell(step: Step) -> str:
+    status = step_status(step)
+    error_code = step_error_code(step)
+    return text(f"{status} ({error_code})" if error_code else status)
+
+
+def _write_header(meta: Mapping[str, Any], masker: Masker, out: TextIO) -> None:
+    out.write("# cfn-debug session transcript\n\n")
+    labels = (
+        ("project", "Project"),
+        ("endpoint", "Endpoint"),
+        ("version", "cfn-debug"),
+        ("created", "Created"),
+    )
+    for key, label in labels:
+        if meta.get(key) not in (None, ""):
+            out.write(f"- {label}: {code(str(meta[key]), in_table=False)}\n")
+    if masker.reveal_write_only:
+        note = "revealed (--reveal-write-only)"
+    elif masker.masks_write_only:
+        note = "masked"
+    else:
+        note = "not known (no schema given), not masked"
+    out.write(f"- Credentials: redacted; writeOnly values: {note}\n\n")
+
+
+def _write_finding(finding: Finding, out: TextIO) -> None:
+    where = f" (step {finding.step})" if finding.step is not None else " (chain)"
+    pointer = f" at {code(finding.pointer, in_table=False)}" if finding.pointer else ""
+    out.write(
+        f"- **{finding.level.value}** {code(finding.rule_id, in_table=False)}{where}{pointer}: "
+        f"{text(finding.message)}\n"
+    )
+    sentence = contract_sentence(finding.rule_id)
+    if sentence:
+        out.write(f"  > Contract: {text(sentence)}\n")
+
+
+def _write_changes(title: str, changes: list[Change], out: TextIO) -> None:
+    out.write(f"{title}\n\n| Pointer | Change | Before | After | Note |\n|---|---|---|---|---|\n")
+    for change in changes:
+        out.write(
+            f"| {code(change.pointer or '/')} | {change.kind.value} | {_cell_value(change.before)}"
+            f" | {_cell_value(change.after)} | {text(change.note)} |\n"
+        )
+    out.write("\n")
+
+
+def _write_details(summary: str, lines: list[str], out: TextIO) -> None:
+    fence = fence_for(lines)
+    out.write(f"<details><summary>{html_escape(summary)}</summary>\n\n{fence}text\n")
+    for line in lines:
+        out.write(line.replace("\r", ""))
+        out.write("\n")
+    out.write(f"{fence}\n\n</details>\n\n")
+
+
+def _write_run(run: RunRecord, out: TextIO) -> None:
+    status = run_status(run)
+    out.write(
+        f"## {text(run.event_name)} · {run.action.value} · {text(status)} · "
+        f"{seconds(run.total_s)}\n\n"
+    )
+    must = sum(1 for f in run.findings if f.level.value == "MUST")
+    should = len(run.findings) - must
+    ended = run.end_reason.value if run.end_reason else "not recorded"
+    out.write(
+        f"Function {code(run.function_name, in_table=False)} at "
+        f"{code(run.endpoint, in_table=False)}, started {text(run.started_at)}; "
+        f"{len(run.steps)} step(s), ended: {text(ended)}; "
+        f"findings: {must} MUST, {should} SHOULD.\n\n"
+    )
+    out.write("| Step | Status | Duration / limit | Delay | Findings |\n")
+    out.write("|---:|---|---|---:|---|\n")
+    for step in run.steps:
+        timing = duration_vs_limit(step)
+        mark = {"ok": "", "warn": " ⚠", "over": " ❌ over the limit"}[
+            timing_class(step.duration_s, step.limit_s)
+        ]
+        delay = seconds(step.callback_delay_s) if step.callback_delay_s else "none"
+        out.write(
+            f"| {step.index} | {_status_cell(step)} | {timing}{mark} | {delay} | "
+            f"{text(findings_summary(step))} |\n"
+        )
+    out.write("\n")
+
+    if run.findings:
+        out.write("### Findings\n\n")
+        for finding in run.findings:
+            _write_finding(finding, out)
+        out.write("\n")
+
+    if any(s.diff_request or s.diff_previous for s in run.steps):
+        out.write("### Model changes\n\n")
+        for step in run.steps:
+            if step.diff_previous:
+                _write_changes(
+                    f"Step {step.index}, against the previous step:", step.diff_previous, out
+                )
+            if step.diff_request:
+                _write_changes(f"Step {step.index}, against its request:", step.diff_request, out)
+
+    problems = [s for s in run.steps if s.result.kind is not OutcomeKind.PROGRESS]
+    if problems:
+        out.write("### Invocation errors\n\n")
+        for step in problems:
+            result = step.result
+            detail = ": ".join(x for x in (result.error_type, result.error_message) if x)
+            out.write(
+                f"- Step {step.index}: {result.kind.value}"
+                + (f": {text(detail)}" if detail else "")
+                + "\n"
+            )
+        out.write("\n")
+        for step in problems:
+            if step.result.stack_trace or step.result.body_excerpt:
+                lines = step.result.stack_trace or step.result.body_excerpt.splitlines()
+                _write_details(f"Step {step.index}: {step.result.kind.value} detail", lines, out)
+
+    logged = [s for s in run.steps if s.result.logs]
+    if logged:
+        out.write("### Handler logs\n\n")
+        for step in logged:
+            count = len(step.result.logs)
+            _write_details(f"Step {step.index}: {count} log line(s)", step.result.logs, out)
+
+
+def write_markdown(
+    runs: Iterable[RunRecord], meta: Mapping[str, Any], out: TextIO, masker: Masker
+) -> None:
+    """Write the Markdown transcript of ``runs`` (masked by ``masker``) to ``out``."""
+    _write_header(meta, masker, out)
+    for run in masker.runs(runs):
+        _write_run(run, out)
