@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from export_sample import build_session
 
-from cfn_debug.export.source import Transcript
+from cfn_debug.session import Session
 
 
 @pytest.fixture
-def session() -> Transcript:
+def session() -> Session:
     return build_session()

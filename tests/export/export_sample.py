@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.export.source import Transcript
 from cfn_debug.records import (
     Action,
     Change,
@@ -24,6 +23,7 @@ from cfn_debug.records import (
     RunRecord,
     Step,
 )
+from cfn_debug.session import Session
 
 SCHEMA = Path(__file__).with_name("schema.json")
 WRITE_ONLY = frozenset({"/Password", "/Entries/*/Token"})
@@ -86,7 +86,7 @@ def _create_run() -> RunRecord:
         }
         findings = [
             Finding(
-                "model-write-only",
+                "write-only-not-returned",
                 Level.MUST,
                 f"writeOnly property returned with value {PASSWORD!r}",
                 pointer="/Password",
@@ -160,7 +160,7 @@ def _create_run() -> RunRecord:
         end_reason=EndReason.TERMINAL,
         final_status="SUCCESS",
         chain_findings=[
-            Finding("chain-total-time", Level.SHOULD, "chain took 108.8 s of 600 s", step=None)
+            Finding("chain-timeout", Level.SHOULD, "chain took 108.8 s of 600 s", step=None)
         ],
         total_s=112.76,
     )
@@ -203,7 +203,7 @@ def _update_run() -> RunRecord:
         limit_s=60.0,
         findings=[
             Finding(
-                "handler-crash",
+                "handler-exception",
                 Level.MUST,
                 "the handler raised <KeyError> instead of returning a ProgressEvent",
                 step=0,
@@ -221,9 +221,7 @@ def _update_run() -> RunRecord:
         steps=[step],
         end_reason=EndReason.TERMINAL,
         final_status=None,
-        chain_findings=[
-            Finding("update-failed-no-message", Level.MUST, "FAILED & no message", pointer="")
-        ],
+        chain_findings=[Finding("failed-message", Level.MUST, "FAILED & no message", pointer="")],
         total_s=0.25,
     )
 
@@ -258,13 +256,11 @@ def _read_run() -> RunRecord:
     )
 
 
-def build_session() -> Transcript:
-    return Transcript(
+def build_session() -> Session:
+    return Session(
         runs=[_create_run(), _update_run(), _read_run()],
-        meta={
-            "project": "/home/dev/vault-resource",
-            "endpoint": "http://127.0.0.1:3001",
-            "version": "0.1.0",
-            "created": "2026-11-22T10:00:00+00:00",
-        },
+        project="/home/dev/vault-resource",
+        endpoint="http://127.0.0.1:3001",
+        version="0.1.0",
+        created="2026-11-22T10:00:00+00:00",
     )

@@ -5,13 +5,11 @@ from __future__ import annotations
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import load_transcript
 from cfn_debug.export.masking import WRITE_ONLY_MASK, Masker
-from cfn_debug.export.source import Transcript
 
 __all__ = [
     "FORMATS",
     "WRITE_ONLY_MASK",
     "Masker",
-    "Transcript",
     "export_session",
     "load_transcript",
 ]

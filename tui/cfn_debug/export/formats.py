@@ -33,7 +33,7 @@ def export_session(
     write_only: Iterable[str] = (),
     reveal_write_only: bool = False,
 ) -> None:
-    """Write ``session`` (a Session, a Transcript or a list of RunRecords) to ``out`` as ``fmt``.
+    """Write ``session`` (a Session or a list of RunRecords) to ``out`` as ``fmt``.
 
     Credentials are always redacted; the values at the ``write_only`` model pointers (a
     ResourceSchema's ``write_only``) are masked unless ``reveal_write_only``.

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
-from cfn_debug.records import WARN_FRACTION, OutcomeKind, RunRecord, Step
+from cfn_debug.records import WARN_FRACTION, Action, OutcomeKind, RunRecord, Step
 
 
 def step_status(step: Step) -> str:
@@ -70,16 +71,22 @@ def findings_summary(step: Step) -> str:
     return ", ".join(f"{f.level.value} {f.rule_id}" for f in step.findings)
 
 
-@lru_cache(maxsize=256)
-def contract_sentence(rule_id: str) -> str | None:
-    """The handler-contract sentence a rule enforces, when the rule catalogue knows the rule."""
-    try:
-        from cfn_debug.contract import rule  # type: ignore[attr-defined]
+@lru_cache(maxsize=512)
+def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
+    """The handler-contract sentence(s) a rule enforces (those naming ``action`` when given).
 
-        sentence = rule(rule_id).contract
-    except Exception:  # the catalogue is optional for exports: no sentence, not a failure
+    The rule catalogue is optional for exports: an unknown rule, or no catalogue, gives None.
+    """
+    try:
+        try:
+            from cfn_debug.contract import rule  # type: ignore[attr-defined]
+        except ImportError:
+            from cfn_debug.contract.rules import rule
+        entry = rule(rule_id)
+        sentence = entry.contract_for(action) if action is not None else entry.contract
+    except Exception:
         return None
-    return sentence if isinstance(sentence, str) and sentence else None
+    return sentence.strip() if isinstance(sentence, str) and sentence.strip() else None
 
 
 def compact_json(value: Any) -> str:
@@ -95,3 +102,16 @@ def pretty_json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
     except (TypeError, ValueError):
         return repr(value)
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def visible(value: str) -> str:
+    """Control characters (terminal colour escapes, NULs) as visible ``\\xNN`` text.
+
+    Handler output often carries ANSI colours; in a document they are noise, in XML invalid.
+    """
+    if not _CONTROL.search(value):
+        return value
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)

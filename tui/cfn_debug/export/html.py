@@ -20,9 +20,10 @@ from cfn_debug.export.formatting import (
     step_error_code,
     step_status,
     timing_class,
+    visible,
 )
 from cfn_debug.export.masking import Masker
-from cfn_debug.records import Change, Finding, Level, OutcomeKind, RunRecord, Step
+from cfn_debug.records import Action, Change, Finding, Level, OutcomeKind, RunRecord, Step
 from cfn_debug.redact import redact_text
 
 # The dashboard's palette (Textual's dark theme): background, surface, text, and the status colours.
@@ -60,7 +61,7 @@ ul { margin: .2rem 0; padding-left: 1.2rem; }
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    return escape(visible(str(value)), quote=True)
 
 
 def _write_meta(meta: Mapping[str, Any], masker: Masker, out: TextIO) -> None:
@@ -104,7 +105,7 @@ def _step_row(run_no: int, step: Step, out: TextIO) -> None:
     )
 
 
-def _write_finding(finding: Finding, out: TextIO) -> None:
+def _write_finding(finding: Finding, action: Action, quoted: set[str], out: TextIO) -> None:
     level = finding.level.value
     where = f"step {finding.step}" if finding.step is not None else "chain"
     pointer = f" at <code>{_e(finding.pointer)}</code>" if finding.pointer else ""
@@ -112,9 +113,11 @@ def _write_finding(finding: Finding, out: TextIO) -> None:
         f'<li><span class="{level.lower()}">{_e(level)}</span> <code>{_e(finding.rule_id)}</code>'
         f" ({_e(where)}){pointer}: {_e(finding.message)}"
     )
-    sentence = contract_sentence(finding.rule_id)
+    sentence = None if finding.rule_id in quoted else contract_sentence(finding.rule_id, action)
+    quoted.add(finding.rule_id)  # the sentence once per run and rule, not once per step
     if sentence:
-        out.write(f"<blockquote>Contract: {_e(sentence)}</blockquote>")
+        lines = "<br>".join(_e(line) for line in sentence.splitlines())
+        out.write(f"<blockquote>Contract: {lines}</blockquote>")
     out.write("</li>\n")
 
 
@@ -165,8 +168,9 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
 
     if run.findings:
         out.write("<h3>Findings</h3>\n<ul>\n")
+        quoted: set[str] = set()
         for finding in run.findings:
-            _write_finding(finding, out)
+            _write_finding(finding, run.action, quoted, out)
         out.write("</ul>\n")
 
     if any(s.diff_request or s.diff_previous for s in run.steps):

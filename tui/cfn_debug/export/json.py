@@ -20,9 +20,10 @@ from typing import Any, TextIO
 
 from cfn_debug.errors import JournalError
 from cfn_debug.export.masking import Masker
-from cfn_debug.export.source import Transcript
+from cfn_debug.export.source import session_from
 from cfn_debug.export.validation import check_run
 from cfn_debug.records import RunRecord
+from cfn_debug.session import Session
 
 FORMAT = "cfn-debug-transcript"
 VERSION = 1
@@ -57,7 +58,7 @@ def is_transcript(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == FORMAT
 
 
-def transcript_from_data(data: Any, path: Path) -> Transcript:
+def transcript_from_data(data: Any, path: Path) -> Session:
     """Turn a parsed transcript document into its runs and metadata, or a JournalError."""
     if not isinstance(data, dict):
         raise JournalError(f"expected a JSON object with format {FORMAT!r}", path=path)
@@ -82,11 +83,11 @@ def transcript_from_data(data: Any, path: Path) -> Transcript:
     for i, run in enumerate(runs):
         check_run(run, path, f"runs[{i}]")
         records.append(RunRecord.from_dict(run))
-    return Transcript(runs=records, meta=meta)
+    return session_from(records, meta, path)
 
 
-def load_transcript(path: str | Path) -> Transcript:
-    """Load a JSON transcript written by :func:`write_json`."""
+def load_transcript(path: str | Path) -> Session:
+    """Load a JSON transcript written by :func:`write_json` as the Session it was written from."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
-from cfn_debug.export.formatting import contract_sentence, step_status
+from cfn_debug.export.formatting import contract_sentence, step_status, visible
 from cfn_debug.export.masking import Masker
-from cfn_debug.records import Finding, Level, OutcomeKind, RunRecord, Step
+from cfn_debug.records import Action, Finding, Level, OutcomeKind, RunRecord, Step
 
 _INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -29,7 +29,7 @@ def _visible(match: re.Match[str]) -> str:
 
 
 def xml_text(value: str) -> str:
-    value = _INVALID_XML.sub(_visible, value)
+    value = _INVALID_XML.sub(_visible, visible(value))
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -42,11 +42,11 @@ def _time(value: float) -> str:
     return f"{max(value, 0.0):.3f}"
 
 
-def _finding_text(finding: Finding) -> str:
+def _finding_text(finding: Finding, action: Action) -> str:
     lines = [f"{finding.level.value} {finding.rule_id}: {finding.message}"]
     if finding.pointer:
         lines.append(f"at {finding.pointer}")
-    sentence = contract_sentence(finding.rule_id)
+    sentence = contract_sentence(finding.rule_id, action)
     if sentence:
         lines.append(f"contract: {sentence}")
     return "\n".join(lines)
@@ -58,6 +58,7 @@ def _write_case(
     time_s: float,
     findings: list[Finding],
     step: Step | None,
+    action: Action,
     out: TextIO,
 ) -> None:
     out.write(
@@ -68,7 +69,7 @@ def _write_case(
         if finding.level is Level.MUST:
             out.write(
                 f'      <failure message="{xml_attr(finding.message)}" '
-                f'type="{xml_attr(finding.rule_id)}">{xml_text(_finding_text(finding))}'
+                f'type="{xml_attr(finding.rule_id)}">{xml_text(_finding_text(finding, action))}'
                 "</failure>\n"
             )
     if step is not None and step.result.kind is not OutcomeKind.PROGRESS:
@@ -84,7 +85,7 @@ def _write_case(
     if should or logs:
         out.write("      <system-out>")
         for finding in should:
-            out.write(xml_text(_finding_text(finding)))
+            out.write(xml_text(_finding_text(finding, action)))
             out.write("\n")
         if logs:
             out.write("--- handler logs ---\n")
@@ -131,10 +132,13 @@ def _write_suite(run: RunRecord, out: TextIO) -> None:
             step.duration_s,
             step.findings,
             step,
+            run.action,
             out,
         )
     if run.chain_findings:
-        _write_case(f"{run.event_name} chain", classname, 0.0, run.chain_findings, None, out)
+        _write_case(
+            f"{run.event_name} chain", classname, 0.0, run.chain_findings, None, run.action, out
+        )
     out.write("  </testsuite>\n")
 
 

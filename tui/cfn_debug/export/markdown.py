@@ -22,9 +22,10 @@ from cfn_debug.export.formatting import (
     step_error_code,
     step_status,
     timing_class,
+    visible,
 )
 from cfn_debug.export.masking import Masker
-from cfn_debug.records import Change, Finding, OutcomeKind, RunRecord, Step
+from cfn_debug.records import Action, Change, Finding, OutcomeKind, RunRecord, Step
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]<>|~#!&])")
 _BACKTICKS = re.compile(r"`+")
@@ -33,13 +34,13 @@ _MAX_CELL = 200
 
 def text(value: str) -> str:
     """Plain text safe in a paragraph or a table cell: punctuation escaped, one line."""
-    value = _PUNCTUATION.sub(r"\\\1", value)
+    value = _PUNCTUATION.sub(r"\\\1", visible(value))
     return value.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
 
 
 def code(value: str, *, in_table: bool = True) -> str:
     """An inline code span showing ``value`` exactly (newlines become spaces)."""
-    value = value.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    value = visible(value.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
     if not value:
         return "` `"
     longest = max((len(m) for m in _BACKTICKS.findall(value)), default=0)
@@ -91,14 +92,15 @@ def _write_header(meta: Mapping[str, Any], masker: Masker, out: TextIO) -> None:
     out.write(f"- Credentials: redacted; writeOnly values: {note}\n\n")
 
 
-def _write_finding(finding: Finding, out: TextIO) -> None:
+def _write_finding(finding: Finding, action: Action, quoted: set[str], out: TextIO) -> None:
     where = f" (step {finding.step})" if finding.step is not None else " (chain)"
     pointer = f" at {code(finding.pointer, in_table=False)}" if finding.pointer else ""
     out.write(
         f"- **{finding.level.value}** {code(finding.rule_id, in_table=False)}{where}{pointer}: "
         f"{text(finding.message)}\n"
     )
-    sentence = contract_sentence(finding.rule_id)
+    sentence = None if finding.rule_id in quoted else contract_sentence(finding.rule_id, action)
+    quoted.add(finding.rule_id)  # the sentence once per run and rule, not once per step
     if sentence:
         out.write(f"  > Contract: {text(sentence)}\n")
 
@@ -117,7 +119,7 @@ def _write_details(summary: str, lines: list[str], out: TextIO) -> None:
     fence = fence_for(lines)
     out.write(f"<details><summary>{html_escape(summary)}</summary>\n\n{fence}text\n")
     for line in lines:
-        out.write(line.replace("\r", ""))
+        out.write(visible(line.replace("\r", "")))
         out.write("\n")
     out.write(f"{fence}\n\n</details>\n\n")
 
@@ -153,8 +155,9 @@ def _write_run(run: RunRecord, out: TextIO) -> None:
 
     if run.findings:
         out.write("### Findings\n\n")
+        quoted: set[str] = set()
         for finding in run.findings:
-            _write_finding(finding, out)
+            _write_finding(finding, run.action, quoted, out)
         out.write("\n")
 
     if any(s.diff_request or s.diff_previous for s in run.steps):

@@ -5,36 +5,36 @@ Writers take plain runs and a metadata dict, so they do not depend on how a sess
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cfn_debug.records import RunRecord
-
-#: The session metadata every transcript carries (others are kept as they are).
-META_KEYS = ("project", "endpoint", "version", "created")
-
-
-@dataclass
-class Transcript:
-    """A saved session: its runs and its metadata (project, endpoint, version, created, ...)."""
-
-    runs: list[RunRecord] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
+from cfn_debug.session import Session
 
 
 def runs_and_meta(session: Any) -> tuple[list[RunRecord], dict[str, Any]]:
-    """Runs and metadata of a Transcript, a ``cfn_debug.session.Session`` or a list of runs."""
+    """Runs and metadata (project, endpoint, version, created) of a Session or a list of runs."""
     if isinstance(session, (list, tuple)):
         return list(session), {}
     runs = list(getattr(session, "runs", []))
     meta = getattr(session, "meta", None)
-    if isinstance(meta, dict):
-        return runs, dict(meta)
-    found: dict[str, Any] = {}
-    for key in (*META_KEYS, "cfn_debug_version"):
-        value = getattr(session, key, None)
-        if value is not None:
-            found["version" if key == "cfn_debug_version" else key] = (
-                value if isinstance(value, (str, int, float, bool)) else str(value)
-            )
-    return runs, found
+    return runs, dict(meta) if isinstance(meta, dict) else {}
+
+
+def session_from(runs: list[RunRecord], meta: dict[str, Any], path: Path | None) -> Session:
+    """A Session holding ``runs`` and the metadata a transcript recorded."""
+
+    def text(key: str) -> str | None:
+        value = meta.get(key)
+        return value if isinstance(value, str) else None
+
+    session = Session(
+        runs=runs,
+        project=text("project"),
+        endpoint=text("endpoint"),
+        created=text("created"),
+        path=path,
+    )
+    if text("version"):
+        session.version = meta["version"]
+    return session
