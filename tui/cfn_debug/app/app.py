@@ -96,10 +96,13 @@ class RunView:
     steps: list[Step] | None = None
     awaiting: AwaitingStep | None = None
     ended: bool = False
+    invocations: list[InvocationStarted] | None = None
+    delays: list[DelayStarted] | None = None
 
     def __post_init__(self) -> None:
-        if self.steps is None:
-            self.steps = []
+        self.steps = self.steps or []
+        self.invocations = self.invocations or []
+        self.delays = self.delays or []
 
 
 class CfnDebugApp(App[int]):
@@ -203,7 +206,8 @@ class CfnDebugApp(App[int]):
         header.type_name = schema.type_name if schema is not None else "(no schema)"
         header.endpoint = workspace.endpoint_label
         panel = self.query_one(EventsPanel)
-        panel.show_events(self.events, self._project_root(), self.edited)
+        errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
+        panel.show_events(self.events, self._project_root(), self.edited, errors)
         if self.events:
             self.selected_event = 0
             panel.select_index(0)
@@ -446,6 +450,8 @@ class CfnDebugApp(App[int]):
             view.run = record.run
         elif isinstance(record, InvocationStarted):
             view.awaiting = None
+            assert view.invocations is not None
+            view.invocations.append(record)
             status.show(
                 InFlight(
                     record.index, record.action.value, record.limit_s, record.started_monotonic
@@ -455,6 +461,8 @@ class CfnDebugApp(App[int]):
             self._add_step(record.step)
             status.show(None)
         elif isinstance(record, DelayStarted):
+            assert view.delays is not None
+            view.delays.append(record)
             status.show(
                 Countdown(
                     record.index, record.seconds, record.requested_s, record.started_monotonic

@@ -1,7 +1,7 @@
 """Pure rendering helpers: records in, Rich text out. No widgets, no state, no protocol logic.
 
 Every function takes a ``Palette`` (colours taken from the active theme) and a ``deterministic``
-flag: when it is set, durations are rounded to whole seconds and clock times, request ids, random
+flag: when it is set, measured durations are hidden and clock times, request ids, random
 identifiers and ports are masked, so a snapshot of the screen never depends on the clock.
 """
 
@@ -47,9 +47,7 @@ _UUID = re.compile(
     r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 )
 _ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
-_HEX_ID = re.compile(
-    r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{8,}(?![0-9A-Za-z])"
-)
+_HEX_ID = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{8,}(?![0-9A-Za-z])")
 _PORT = re.compile(r"\b(127\.0\.0\.1|localhost):\d+")
 _SECONDS = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
 
@@ -65,8 +63,7 @@ def scrub(text: str) -> str:
 
 def format_duration(seconds: float, *, deterministic: bool = False) -> str:
     if deterministic:
-        whole = round(seconds)
-        return "<1 s" if whole < 1 else f"{whole} s"
+        return "- s"  # measured times never reach a snapshot
     if seconds < 1.0:
         return f"{seconds * 1000:.0f} ms"
     return f"{seconds:.2f} s"
@@ -91,11 +88,12 @@ def duration_bar(
     label: bool = True,
 ) -> Text:
     """A bar filling toward ``limit_s``; its colour says whether the time is fine, close or over."""
-    shown = float(round(seconds)) if deterministic else seconds
+    shown = 0.0 if deterministic else seconds
     fraction = shown / limit_s if limit_s > 0 else 0.0
     filled = min(width, round(fraction * width))
     style = timing_style(fraction, palette)
-    bar = Text("█" * filled, style=style)
+    bar = Text()
+    bar.append("█" * filled, style=style)
     bar.append("░" * (width - filled), style=palette.muted)
     if label:
         bar.append(f" {format_duration(seconds, deterministic=deterministic)}", style=style)

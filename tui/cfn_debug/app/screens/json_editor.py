@@ -61,7 +61,10 @@ class JsonEditor(ModalScreen[Any]):
                 yield Button("Cancel (Esc)", id="cancel")
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        area = self.query_one(TextArea)
+        if getattr(getattr(self.app, "config", None), "deterministic", False):
+            area.cursor_blink = False  # snapshots must not catch the cursor mid-blink
+        area.focus()
         self._validate(self._text)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:

@@ -43,7 +43,13 @@ class EventsPanel(Tree[int]):
         self.guide_depth = 2
         self._leaves: dict[int, TreeNode[int]] = {}
 
-    def show_events(self, events: list[EventSpec], root: Path | None, edited: set[int]) -> None:
+    def show_events(
+        self,
+        events: list[EventSpec],
+        root: Path | None,
+        edited: set[int],
+        errors: list[str] | None = None,
+    ) -> None:
         self.clear()
         self._leaves.clear()
         groups: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -61,6 +67,10 @@ class EventsPanel(Tree[int]):
             for index in groups[key]:
                 label = events[index].name + (" *" if index in edited else "")
                 self._leaves[index] = branch.add_leaf(label, data=index)
+        if errors:
+            branch = self.root.add(f"⚠ {len(errors)} event file(s) not loaded", expand=True)
+            for message in errors:
+                branch.add_leaf(message)
         if not events:
             self.root.add_leaf("No events found (sample_events/, sam-tests/, inputs/)")
 

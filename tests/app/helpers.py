@@ -1,0 +1,98 @@
+"""Driving the real dashboard in tests: the demo project on the embedded endpoint."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from textual.pilot import Pilot
+
+from cfn_debug.app.app import CfnDebugApp
+from cfn_debug.app.config import AppConfig
+from cfn_debug.app.widgets.run_status import Prompt, RunStatus
+from cfn_debug.demo import PROJECT_DIR as DEMO_DIR
+
+#: Generous: the first invoke starts a warm worker process; CI has 2 cores.
+WAIT_S = 45.0
+
+
+def demo_config(state_dir: Path, **overrides: object) -> AppConfig:
+    """The bundled demo with its own state directory, delays capped at 0, snapshots-safe."""
+    settings: dict[str, object] = {
+        "project_dir": DEMO_DIR,
+        "env_vars": {"Parameters": {"CFN_DEBUG_DEMO_STATE": str(state_dir)}},
+        "max_delay": 0.0,
+        "deterministic": True,
+    }
+    settings.update(overrides)
+    return AppConfig(**settings)  # type: ignore[arg-type]
+
+
+async def wait_until(
+    pilot: Pilot, predicate: Callable[[], object], what: str, timeout: float = WAIT_S
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            app = pilot.app
+            raise AssertionError(f"timed out waiting for {what}\n{screen_text(app)}")
+        await pilot.pause(0.02)
+
+
+async def opened(pilot: Pilot) -> CfnDebugApp:
+    app = pilot.app
+    assert isinstance(app, CfnDebugApp)
+    await wait_until(
+        pilot,
+        lambda: app.events or app.workspace_error is not None,
+        "the workspace to open",
+    )
+    return app
+
+
+def event_index(app: CfnDebugApp, name: str) -> int:
+    names = [event.name for event in app.events]
+    assert name in names, f"no event {name!r} in {names}"
+    return names.index(name)
+
+
+async def select_event(pilot: Pilot, name: str) -> int:
+    app = await opened(pilot)
+    index = event_index(app, name)
+    app.query_one("#events").select_index(index)  # type: ignore[attr-defined]
+    await pilot.pause()
+    assert app.selected_event == index
+    return index
+
+
+async def run_event(pilot: Pilot, name: str, *, keys: tuple[str, ...] = ("r",)) -> CfnDebugApp:
+    """Select ``name`` in the events tree, press r, and wait for the chain to end."""
+    app = await opened(pilot)
+    await select_event(pilot, name)
+    generation = app.view.generation
+    await pilot.press(*keys)
+    await wait_until(
+        pilot,
+        lambda: app.view.generation > generation and app.view.ended and not app.running,
+        f"the {name} chain to end",
+    )
+    await pilot.pause()
+    return app
+
+
+def status_prompt(app: CfnDebugApp) -> Prompt:
+    state = app.query_one(RunStatus).state
+    assert isinstance(state, Prompt), f"expected a settled prompt, got {state!r}"
+    return state
+
+
+def screen_text(app: object) -> str:
+    """The plain text of what the terminal shows right now."""
+    assert isinstance(app, CfnDebugApp)
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()

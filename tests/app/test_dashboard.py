@@ -1,0 +1,333 @@
+"""Pilot tests: the real dashboard, the real demo handlers, the real embedded endpoint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import TextArea
+
+from cfn_debug.app.app import CfnDebugApp
+from cfn_debug.app.screens.json_editor import JsonEditor
+from cfn_debug.app.widgets.events_panel import EventsPanel
+from cfn_debug.app.widgets.header import SessionHeader
+from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt, RunStatus
+from cfn_debug.app.widgets.step_detail import StepDetail
+from cfn_debug.app.widgets.timeline import Timeline
+from cfn_debug.records import Level, OutcomeKind
+
+from .helpers import (
+    demo_config,
+    opened,
+    run_event,
+    screen_text,
+    select_event,
+    status_prompt,
+    wait_until,
+)
+
+SIZE = (140, 45)
+
+
+async def test_good_create_chain_runs_to_success(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await run_event(pilot, "create")
+        run = app.view.run
+        assert run is not None
+        assert run.final_status == "SUCCESS"
+        steps = app.view.steps or []
+        assert len(steps) >= 2, "create stabilizes over IN_PROGRESS steps"
+        assert all(s.result.status == "IN_PROGRESS" for s in steps[:-1])
+        assert [f for f in run.findings if f.level is Level.MUST] == []
+        timeline = app.query_one(Timeline)
+        assert timeline.row_count == len(steps)
+        text = screen_text(app)
+        assert "SUCCESS" in text and "IN_PROGRESS" in text
+        prompt = status_prompt(app)
+        assert prompt.tone in ("ok", "warn") and prompt.text.startswith("SUCCESS")
+        # The last step is selected: its model diff shows the generated identifier.
+        await pilot.press("2")
+        assert "/WidgetId" in screen_text(app)
+        # The whole chain against the limits.
+        await pilot.press("6")
+        assert "Chain total" in screen_text(app)
+
+
+FAULTS = [
+    ("fault-missing-primary-identifier", "primary-identifier-present"),
+    ("fault-write-only-on-read", "write-only-not-returned"),
+    ("fault-read-in-progress", "read-list-not-in-progress"),
+    ("fault-unhandled-exception", "handler-exception"),
+    ("fault-schema-violation", "model-conforms-to-schema"),
+    ("fault-drop-requested-property", "requested-properties-returned"),
+    ("fault-identifier-changes-mid-chain", "primary-identifier-stable"),
+    ("fault-failed-without-error-code", "failed-error-code"),
+    ("fault-delete-returns-model", "delete-success-no-model"),
+    ("fault-update-upserts", "primary-identifier-matches-request"),
+]
+
+
+@pytest.mark.parametrize(("event", "rule_id"), FAULTS, ids=[f for f, _ in FAULTS])
+async def test_each_fault_shows_its_finding(demo_state: Path, event: str, rule_id: str) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await run_event(pilot, event)
+        run = app.view.run
+        assert run is not None
+        with_rule = [f for f in run.findings if f.rule_id == rule_id]
+        assert with_rule, f"{event}: no {rule_id} finding in {[f.rule_id for f in run.findings]}"
+        finding = with_rule[0]
+        # Select the step the finding belongs to (chain findings show under every step).
+        if finding.step is not None:
+            app.query_one(Timeline).move_cursor(row=finding.step)
+        await pilot.press("1")
+        detail = app.query_one(StepDetail)
+        assert detail.active == "findings"
+        text = screen_text(app)
+        assert rule_id in text
+        assert finding.level.value in text
+        # The finding is explained with the sentence of the contract it enforces.
+        from cfn_debug.contract import rule
+
+        assert rule(rule_id).contract.split()[0] in text
+        assert "Contract:" in text
+
+
+async def test_crashing_handler_shows_the_traceback_in_logs(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await run_event(pilot, "fault-unhandled-exception")
+        last = (app.view.steps or [])[-1]
+        assert any("Traceback" in line for line in last.result.logs)
+        await pilot.press("5")
+        text = screen_text(app)
+        assert "Traceback (most recent call last)" in text
+        assert status_prompt(app).tone == "error"
+
+
+async def test_step_mode_one_invocation_per_key_with_editable_context(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("m")
+        assert app.mode == "step"
+        assert app.query_one(SessionHeader).mode == "step"
+        await select_event(pilot, "create")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.view.awaiting is not None, "step mode to wait")
+        # One invocation has run and the chain waits: nothing more happens without a key.
+        assert len(app.view.steps or []) == 1
+        awaiting = app.view.awaiting
+        assert awaiting is not None and awaiting.next_index == 1
+        await pilot.pause(0.2)
+        assert len(app.view.steps or []) == 1
+        assert "s sends it" in screen_text(app)
+
+        # Edit the callbackContext the next invocation sends.
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, JsonEditor), "the context editor")
+        edited = dict(awaiting.callback_context or {})
+        edited["editedInTest"] = True
+        area = app.screen.query_one(TextArea)
+        area.select_all()
+        area.insert(json.dumps(edited))
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "editor to close")
+        assert app.pending_context == edited
+
+        await pilot.press("s")
+        await wait_until(pilot, lambda: len(app.view.steps or []) == 2, "the second invocation")
+        second = (app.view.steps or [])[1]
+        assert second.request["callbackContext"] == edited
+
+        # Keep stepping until the chain ends.
+        while not app.view.ended:
+            await wait_until(
+                pilot, lambda: app.view.awaiting is not None or app.view.ended, "a step prompt"
+            )
+            if app.view.awaiting is not None:
+                await pilot.press("s")
+                await pilot.pause()
+        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+
+
+async def test_skipping_a_delay(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state, max_delay=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await select_event(pilot, "create")
+        await pilot.press("r")
+        status = app.query_one(RunStatus)
+        await wait_until(pilot, lambda: isinstance(status.state, Countdown), "a countdown")
+        countdown = status.state
+        assert isinstance(countdown, Countdown)
+        assert countdown.seconds >= 1, "the demo asks for a callback delay"
+        assert "press d to skip" in screen_text(app)
+        await pilot.press("d")
+        invocations = app.view.invocations or []
+        await wait_until(
+            pilot,
+            lambda: any(i.index == countdown.index + 1 for i in invocations) or app.view.ended,
+            "the next invocation",
+        )
+        following = [i for i in invocations if i.index == countdown.index + 1]
+        assert following, "the chain went on"
+        waited = following[0].started_monotonic - countdown.started
+        assert waited < countdown.seconds, f"waited {waited:.2f} s of a {countdown.seconds} s delay"
+        # Skip every remaining delay too, so the test ends quickly.
+        while not app.view.ended:
+            if isinstance(status.state, Countdown):
+                await pilot.press("d")
+            await pilot.pause(0.02)
+        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+
+
+async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        index = await select_event(pilot, "create")
+        original = app.events[index].data
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, JsonEditor), "the event editor")
+        editor = app.screen
+        assert isinstance(editor, JsonEditor)
+        area = editor.query_one(TextArea)
+
+        bad = json.loads(json.dumps(original))
+        bad["request"]["desiredResourceState"]["Size"] = "big"
+        area.select_all()
+        area.insert(json.dumps(bad, indent=2))
+        await pilot.pause()
+        assert any("/Size" in p for p in editor.problems), editor.problems
+        assert "/Size" in screen_text(app)
+
+        area.select_all()
+        area.insert("{ not json")
+        await pilot.pause()
+        assert editor.problems and editor.problems[0].startswith("JSON: line 1")
+
+        good = json.loads(json.dumps(original))
+        good["request"]["desiredResourceState"]["Name"] = "edited-in-the-dashboard"
+        area.select_all()
+        area.insert(json.dumps(good, indent=2))
+        area.move_cursor(area.document.end)
+        await pilot.press("space")  # typing keeps validating
+        await pilot.pause()
+        assert editor.problems == []
+        assert "✓ valid" in screen_text(app)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "editor to close")
+
+        assert index in app.edited
+        assert "create *" in screen_text(app)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.view.ended and not app.running, "the edited run")
+        first = (app.view.steps or [])[0]
+        assert first.request["request"]["desiredResourceState"]["Name"] == (
+            "edited-in-the-dashboard"
+        )
+        await pilot.press("3")
+        assert "edited-in-the-dashboard" in screen_text(app)
+        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+
+
+async def test_dead_endpoint_is_explained_in_place(demo_state: Path, unused_port: int) -> None:
+    config = demo_config(demo_state, endpoint=f"http://127.0.0.1:{unused_port}")
+    app = CfnDebugApp(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_event(pilot, "create")
+        steps = app.view.steps or []
+        assert steps and steps[-1].result.kind is OutcomeKind.UNREACHABLE
+        prompt = status_prompt(app)
+        assert prompt.tone == "error"
+        assert "could not be used" in prompt.text
+        assert "press r" in prompt.hint
+        assert app.is_running
+
+
+async def test_workspace_that_cannot_open_is_explained_and_retried(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-project"
+    app = CfnDebugApp(demo_config(tmp_path, project_dir=missing))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert app.workspace is None and app.workspace_error is not None
+        prompt = status_prompt(app)
+        assert prompt.tone == "error"
+        assert "no-such-project" in prompt.text and "no such directory" in prompt.text
+        assert "Press r to try again" in prompt.hint
+        # Create it as a copy of the demo: r opens it.
+        _copy_demo(missing)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.workspace is not None, "the retried workspace")
+        assert app.workspace_error is None
+        assert app.query_one(SessionHeader).type_name == "CfnDebug::Demo::Widget"
+
+
+async def test_a_broken_event_file_is_listed_with_its_error(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _copy_demo(project)
+    events = project / "sample_events"
+    events.mkdir(exist_ok=True)
+    (events / "broken.json").write_text('{"action": "CREATE", "request": {', encoding="utf-8")
+    app = CfnDebugApp(demo_config(tmp_path / "state", project_dir=project))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        panel = app.query_one(EventsPanel)
+        labels = [str(node.label) for node in panel.root.children]
+        assert any("not loaded" in label for label in labels), labels
+        text = screen_text(app)
+        assert "broken.json" in text
+
+
+async def test_command_palette_runs_an_event_by_name(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Run read (READ)")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.view.ended and not app.running, "the read run")
+        assert app.view.event_index is not None
+        assert app.events[app.view.event_index].name == "read"
+        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+
+
+async def test_help_theme_and_cancel_keys(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("question_mark")
+        assert "Replay modes" in screen_text(app)
+        await pilot.press("escape")
+        assert app.theme == "cfn-debug-dark"
+        await pilot.press("t")
+        assert app.theme == "cfn-debug-light"
+        # Stop a chain that would otherwise wait out its delays.
+        app.config.max_delay = None
+        await select_event(pilot, "create")
+        await pilot.press("r")
+        status = app.query_one(RunStatus)
+        await wait_until(
+            pilot, lambda: isinstance(status.state, InFlight | Countdown), "the chain to start"
+        )
+        await pilot.press("x")
+        await wait_until(pilot, lambda: app.view.ended, "the chain to stop")
+        assert app.view.run is not None
+        assert app.view.run.end_reason is not None
+        assert app.view.run.end_reason.value == "cancelled"
+        state = status.state
+        assert isinstance(state, Prompt) and state.text.startswith("Stopped")
+
+
+def _copy_demo(target: Path) -> None:
+    import shutil
+
+    from cfn_debug.demo import PROJECT_DIR, sample_events_dir
+
+    shutil.copytree(
+        PROJECT_DIR, target, ignore=shutil.ignore_patterns("__pycache__", "sample_events")
+    )
+    shutil.copytree(sample_events_dir(), target / "sample_events")
