@@ -209,7 +209,8 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         session.created = entry.get("created")
     elif kind == "run_started":
         run = RunRecord.from_dict(entry["run"])
-        run.steps = []
+        # until its run_ended line, a run is unfinished (interrupted, if none ever comes)
+        run.steps, run.end_reason, run.final_status, run.chain_findings = [], None, None, []
         runs[run.run_id] = run
     elif kind == "step":
         run = runs[entry["run_id"]]

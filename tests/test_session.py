@@ -1,0 +1,166 @@
+"""The crash-safe journal: append per event, load back, survive a torn last line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cfn_debug.errors import JournalError
+from cfn_debug.records import (
+    Action,
+    Change,
+    ChangeKind,
+    DelayStarted,
+    EndReason,
+    Finding,
+    InvokeResult,
+    Level,
+    OutcomeKind,
+    RunEnded,
+    RunRecord,
+    RunStarted,
+    Step,
+    StepCompleted,
+)
+from cfn_debug.redact import REDACTED
+from cfn_debug.session import Journal, default_journal_path, load_journal
+
+
+def make_run(run_id: str = "r1", steps: int = 2) -> RunRecord:
+    run = RunRecord(
+        run_id=run_id,
+        event_name="create",
+        event_path="sample_events/create.json",
+        action=Action.CREATE,
+        function_name="TestEntrypoint",
+        endpoint="http://127.0.0.1:3001",
+        started_at="2026-01-01T00:00:00+00:00",
+    )
+    for i in range(steps):
+        status = "IN_PROGRESS" if i < steps - 1 else "SUCCESS"
+        run.steps.append(
+            Step(
+                index=i,
+                action=Action.CREATE,
+                function_name="TestEntrypoint",
+                request={"action": "CREATE", "callbackContext": {"n": i}},
+                result=InvokeResult(
+                    OutcomeKind.PROGRESS,
+                    duration_s=0.1 * (i + 1),
+                    progress={"status": status, "resourceModel": {"Id": "1"}},
+                    logs=[f"line {i}"],
+                ),
+                started_at=f"2026-01-01T00:00:0{i}+00:00",
+                limit_s=60.0,
+                findings=[Finding("R1", Level.SHOULD, "msg", "/resourceModel", i)],
+                diff_request=[Change("/Id", ChangeKind.ADDED, None, "1", "readOnly")],
+            )
+        )
+    run.end_reason = EndReason.TERMINAL
+    run.final_status = "SUCCESS"
+    run.chain_findings = [Finding("C1", Level.MUST, "chain", None, None)]
+    run.total_s = 0.5
+    return run
+
+
+def record_run(journal: Journal, run: RunRecord, *, end: bool = True) -> None:
+    journal.record(RunStarted(dataclasses.replace(run, steps=[])))
+    for step in run.steps:
+        journal.record(StepCompleted(run.run_id, step))
+        journal.record(DelayStarted(run.run_id, step.index, 0.0, 0.0, 0.0))
+    if end:
+        journal.record(RunEnded(run))
+
+
+def test_journal_round_trips_runs(tmp_path) -> None:
+    path = tmp_path / "deep" / "j.jsonl"
+    run_a, run_b = make_run("a"), make_run("b", steps=3)
+    with Journal(path, project="/p") as journal:
+        record_run(journal, run_a)
+        record_run(journal, run_b)
+    session = load_journal(path)
+    assert session.runs == [run_a, run_b]
+    assert session.problems == []
+    assert (session.project, session.endpoint) == ("/p", "http://127.0.0.1:3001")
+    assert session.meta["project"] == "/p" and session.created
+    # one line per durable event: header, 2 x (start + steps + end)
+    assert len(path.read_text().splitlines()) == 1 + (1 + 2 + 1) + (1 + 3 + 1)
+
+
+def test_each_step_is_on_disk_before_the_next_event(tmp_path) -> None:
+    path = tmp_path / "j.jsonl"
+    run = make_run()
+    journal = Journal(path)
+    journal.record(RunStarted(dataclasses.replace(run, steps=[])))
+    journal.record(StepCompleted(run.run_id, run.steps[0]))
+    # read by another process while the journal is still open: nothing is buffered
+    out = subprocess.run(
+        [sys.executable, "-c", f"print(len(open({str(path)!r}).read().splitlines()))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "3"
+    session = load_journal(path)
+    assert session.runs[0].end_reason is None
+    assert session.runs[0].steps == [run.steps[0]]
+    journal.close()
+
+
+def test_torn_last_line_is_reported_not_fatal(tmp_path) -> None:
+    path = tmp_path / "j.jsonl"
+    run = make_run(steps=3)
+    with Journal(path) as journal:
+        record_run(journal, run, end=False)
+    text = path.read_text()
+    path.write_text(text[: len(text) - 40])  # the last step line cut mid-write
+    session = load_journal(path)
+    assert len(session.runs[0].steps) == 2
+    assert len(session.problems) == 1 and "line 5: torn last line" in session.problems[0]
+
+
+def test_corruption_before_the_end_is_an_error_naming_the_line(tmp_path) -> None:
+    path = tmp_path / "j.jsonl"
+    with Journal(path) as journal:
+        record_run(journal, make_run())
+    lines = path.read_text().splitlines()
+    lines[2] = lines[2][:10]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(JournalError) as caught:
+        load_journal(path)
+    assert caught.value.field == "line 3"
+    with pytest.raises(JournalError, match="no such journal"):
+        load_journal(tmp_path / "missing.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "step", "run_id": "nope", "step": {}}\n{"type": "x"}\n')
+    with pytest.raises(JournalError) as caught:
+        load_journal(bad)
+    assert caught.value.field == "line 1"
+
+
+def test_journal_lines_are_redacted(tmp_path) -> None:
+    path = tmp_path / "j.jsonl"
+    run = make_run(steps=1)
+    run.steps[0].request = {"credentials": {"accessKeyId": "AKIAIOSFODNN7EXAMPLE"}}
+    run.steps[0].result.logs = ["secret AKIAIOSFODNN7EXAMPLE here"]
+    with Journal(path) as journal:
+        record_run(journal, run)
+    text = path.read_text()
+    assert "AKIAIOSFODNN7EXAMPLE" not in text
+    step = json.loads(text.splitlines()[2])["step"]
+    assert step["request"]["credentials"]["accessKeyId"] == REDACTED
+
+
+def test_default_journal_location_follows_xdg_state_home(monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    path = default_journal_path()
+    assert path.parent == tmp_path / "cfn-debug" / "journals"
+    assert path.suffix == ".jsonl"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_journal_path().is_relative_to(Path(tmp_path / "home/.local/state/cfn-debug"))
