@@ -103,6 +103,25 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 MISSING = _MISSING
 
 
+def expand_pattern(document: Any, pattern: str) -> list[tuple[str, Any]]:
+    """Every (concrete model pointer, value) a pattern matches in ``document``.
+
+    ``*`` matches every element of an array; a pattern that leads nowhere matches nothing.
+    """
+    found: list[tuple[str, Any]] = [("", document)]
+    for token in split_pointer(pattern):
+        step: list[tuple[str, Any]] = []
+        for pointer, value in found:
+            if token == "*" and isinstance(value, list):
+                step.extend((join_pointer(pointer, i), v) for i, v in enumerate(value))
+            elif isinstance(value, dict) and token in value:
+                step.append((join_pointer(pointer, token), value[token]))
+            elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+                step.append((join_pointer(pointer, token), value[int(token)]))
+        found = step
+    return found
+
+
 # --- the schema model ---------------------------------------------------------------------------
 
 
