@@ -8,7 +8,7 @@ import pytest
 from export_sample import CREDENTIALS, ENTRY_TOKEN, PASSWORD, WRITE_ONLY, WRITE_ONLY_VALUES
 
 from cfn_debug.export import FORMATS, WRITE_ONLY_MASK, Masker, export_session
-from cfn_debug.export.masking import pointer_parts
+from cfn_debug.export.masking import pointer_parts, redact_credential_text
 from cfn_debug.records import Change, ChangeKind
 from cfn_debug.redact import REDACTED
 from cfn_debug.session import Session
@@ -122,3 +122,20 @@ def test_entry_token_in_the_handler_request_shape_is_masked(session: Session) ->
     assert data["previousResourceProperties"]["Password"] == WRITE_ONLY_MASK
     assert data["callerCredentials"]["accessKeyId"] == REDACTED
     assert ENTRY_TOKEN not in repr(run)
+
+
+@pytest.mark.parametrize(
+    ("line", "redacted"),
+    [
+        ("secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXPORTKEY end", True),
+        ("token=IQoJb3JpZ2luX2VjEXAMPLEtokenEXAMPLEtokenEXAMPLE", True),
+        ("commit 3557417c0ffee3557417c0ffee3557417c0ffee1 is lower-case hex", False),
+        ("ARN arn:aws:iam::123456789012:role/cfn-debug-demo-role-ExampleRole", False),
+        ("41 chars wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXPORTKEYx", False),
+        ("UPPERCASEONLYIDENTIFIERSTRINGOF40CHARSXX", False),
+    ],
+)
+def test_free_text_loses_what_looks_like_a_secret_key(line: str, redacted: bool) -> None:
+    assert (redact_credential_text(line) != line) is redacted
+    if redacted:
+        assert REDACTED in redact_credential_text(line)

@@ -15,11 +15,12 @@ from cfn_debug.errors import CfnDebugError, JournalError
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import is_transcript, transcript_from_data
 from cfn_debug.export.source import runs_and_meta
+from cfn_debug.session import Session, load_journal
 
 EXIT_OK = 0
 
 
-def load_session(path: Path) -> Any:
+def load_session(path: Path) -> Session:
     """A JSON transcript (one document with our format marker) or else a JSONL journal."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -37,22 +38,23 @@ def load_session(path: Path) -> Any:
         data = None  # several JSON lines: a journal
     if is_transcript(data) or (isinstance(data, dict) and "format" in data and "runs" in data):
         return transcript_from_data(data, path)
-    from cfn_debug.session import load_journal
-
     return load_journal(path)
 
 
-def _schema_write_only(schema_path: str | None, meta: dict[str, Any]) -> tuple[str, ...] | None:
-    """The writeOnly model pointers of --schema, else of the schema the session recorded."""
-    candidate = schema_path or meta.get("schema")
-    if not candidate:
+def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
+    """--schema, else the schema of the project the session ran (when it is still there)."""
+    if schema_arg:
+        return Path(schema_arg)
+    project = meta.get("project")
+    if not isinstance(project, str) or not project:
         return None
-    path = Path(str(candidate))
-    if not schema_path and not path.is_file():
-        return None  # a recorded schema that has moved: say so below rather than fail
-    from cfn_debug.schema import load_schema
+    root = Path(project)
+    if not root.is_dir():
+        return None
+    from cfn_debug.project import find_schema, read_settings
 
-    return tuple(sorted(load_schema(path).write_only))
+    type_name = read_settings(root).get("typeName")
+    return find_schema(root, type_name if isinstance(type_name, str) else None)
 
 
 def export_command(args: argparse.Namespace) -> int:
@@ -62,15 +64,22 @@ def export_command(args: argparse.Namespace) -> int:
         raise CfnDebugError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     session = load_session(source)
     _runs, meta = runs_and_meta(session)
-    write_only = _schema_write_only(args.schema, meta)
+    for problem in getattr(session, "problems", []):
+        print(f"cfn-debug: warning: {problem}", file=sys.stderr)
     reveal: bool = bool(args.reveal_write_only)
-    if write_only is None and not reveal:
+    schema_path = _schema_path(args.schema, meta)
+    write_only: tuple[str, ...] = ()
+    if schema_path is not None:
+        from cfn_debug.schema import load_schema
+
+        write_only = tuple(sorted(load_schema(schema_path).write_only))
+    elif not reveal:
         print(
-            "cfn-debug: warning: no --schema given: writeOnly property values cannot be "
-            "recognised and are not masked (credentials are redacted regardless)",
+            "cfn-debug: warning: no schema (give --schema FILE): writeOnly property values "
+            "cannot be recognised and are not masked; credentials are redacted regardless",
             file=sys.stderr,
         )
-    options: dict[str, Any] = {"write_only": write_only or (), "reveal_write_only": reveal}
+    options: dict[str, Any] = {"write_only": write_only, "reveal_write_only": reveal}
 
     if not args.output or args.output == "-":
         export_session(session, fmt, sys.stdout, **options)

@@ -12,6 +12,9 @@ Every writer takes its runs through :class:`Masker`. Three layers, cheapest firs
    copied them into). Only values of at least :data:`MIN_SCRUB_LEN` characters are scrubbed this
    way, so short values do not garble unrelated text; layers 1 and 2 hide them where they belong.
    Credential values are scrubbed even with ``reveal_write_only``.
+4. Free text (log lines, stack traces, bodies, messages) loses what looks like a secret access
+   key (40 base64 characters of mixed case) or an STS session token, even when the session never
+   recorded the value itself: a journal keeps logs as the handler printed them.
 """
 
 from __future__ import annotations
@@ -26,6 +29,20 @@ from cfn_debug.redact import CREDENTIAL_CONTAINERS, REDACTED, SECRET_KEYS, redac
 
 WRITE_ONLY_MASK = "***WRITE-ONLY***"
 MIN_SCRUB_LEN = 6
+
+# A secret access key: exactly 40 of [A-Za-z0-9/+] with upper, lower and a digit or / or +.
+# An STS session token: its well-known base64 prefixes and a long base64 tail.
+_CREDENTIAL_TEXT = re.compile(
+    r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])"
+    r"(?=[A-Za-z0-9/+]*[0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+    r"|(?:IQoJb3JpZ2lu|FwoGZXIvYXdz)[A-Za-z0-9/+=]{20,}"
+)
+
+
+def redact_credential_text(text: str) -> str:
+    """``text`` without anything shaped like a secret access key or a session token."""
+    return _CREDENTIAL_TEXT.sub(REDACTED, text)
+
 
 _REQUEST_MODEL_PATHS: tuple[tuple[str, str], ...] = (
     ("request", "desiredResourceState"),
@@ -116,6 +133,26 @@ def _credential_values(value: Any, into: set[str]) -> None:
     elif isinstance(value, list):
         for item in value:
             _credential_values(item, into)
+
+
+def _redact_free_text(step: dict[str, Any]) -> dict[str, Any]:
+    result = step["result"]
+    texts = [*result["logs"], *result["stack_trace"], result["body_excerpt"]]
+    texts.append(result.get("error_message") or "")
+    texts.extend(f["message"] for f in step["findings"])
+    if not any(_CREDENTIAL_TEXT.search(t) for t in texts):
+        return step
+    result = {
+        **result,
+        "logs": [redact_credential_text(line) for line in result["logs"]],
+        "stack_trace": [redact_credential_text(line) for line in result["stack_trace"]],
+        "body_excerpt": redact_credential_text(result["body_excerpt"]),
+        "error_message": redact_credential_text(result["error_message"])
+        if result.get("error_message")
+        else result.get("error_message"),
+    }
+    findings = [{**f, "message": redact_credential_text(f["message"])} for f in step["findings"]]
+    return {**step, "result": result, "findings": findings}
 
 
 class Masker:
@@ -254,7 +291,7 @@ class Masker:
                     "diff_request": [self._mask_change(c) for c in step["diff_request"]],
                     "diff_previous": [self._mask_change(c) for c in step["diff_previous"]],
                 }
-            steps.append(self._scrub_step(step))
+            steps.append(self._scrub_step(_redact_free_text(step)))
         data["steps"] = steps
         if self._scrub is not None:
             data["chain_findings"] = self._scrub_value(data["chain_findings"])
