@@ -29,7 +29,29 @@ SECRET_KEYS = frozenset(
 )
 #: Keys whose whole content (an object of credentials) is secret.
 CREDENTIAL_CONTAINERS = frozenset({"callercredentials", "providercredentials", "credentials"})
+#: The spellings of secret keys seen in practice (the fast path checks these before lowering).
+_ALL_SECRET_KEYS = frozenset(
+    {
+        "accessKeyId",
+        "secretAccessKey",
+        "sessionToken",
+        "bearerToken",
+        "AccessKeyId",
+        "SecretAccessKey",
+        "SessionToken",
+        "Credentials",
+        "CallerCredentials",
+        "ProviderCredentials",
+        *SECRET_KEYS,
+        *CREDENTIAL_CONTAINERS,
+        *(k.upper() for k in SECRET_KEYS | CREDENTIAL_CONTAINERS),
+        "callerCredentials",
+        "providerCredentials",
+    }
+)
 
+#: No string shorter than an access key id (20 characters) can hold one.
+_SHORTEST_SECRET = 20
 _ACCESS_KEY = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|AIDA|AROA|AIPA|ANPA|ANVA|AGPA)[A-Z0-9]{16}")
 # A 40-character secret access key assigned in text, e.g. "aws_secret_access_key = abc...".
 _SECRET_ASSIGNMENT = re.compile(
@@ -39,14 +61,21 @@ _SECRET_ASSIGNMENT = re.compile(
 
 def redact_text(text: str) -> str:
     """Replace access key ids and assigned secret keys inside free text (log lines, messages)."""
-    if "A" not in text and "ecret" not in text and "ECRET" not in text:
+    if len(text) < _SHORTEST_SECRET:
         return text
-    text = _ACCESS_KEY.sub(REDACTED, text)
+    if _ACCESS_KEY.search(text):
+        text = _ACCESS_KEY.sub(REDACTED, text)
+    if "ecret" not in text and "ECRET" not in text:
+        return text
+    if not _SECRET_ASSIGNMENT.search(text):
+        return text
     return _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
 
 
 def _redact_container(value: Any) -> Any:
     if isinstance(value, dict):
+        if all(v in (None, "", REDACTED) for v in value.values()):
+            return value
         return {k: (REDACTED if v not in (None, "") else v) for k, v in value.items()}
     if value in (None, ""):
         return value
@@ -54,27 +83,67 @@ def _redact_container(value: Any) -> Any:
 
 
 def redact(obj: Any) -> Any:
-    """A copy of ``obj`` (dicts, lists, scalars) with every credential value replaced.
+    """``obj`` (dicts, lists, scalars) with every credential value replaced.
 
-    Values that hold no secret are shared with the input, not copied, so redacting a large model
-    costs one walk and no allocation for its unchanged strings.
+    Copy on write: containers holding no secret are returned as they are (shared, not copied), so
+    redacting a large model costs one walk and no allocation. Never mutates ``obj``.
     """
+    kind = type(obj)
+    if kind is dict:
+        return _redact_dict(obj)
+    if kind is list:
+        return _redact_list(obj)
+    if kind is str:
+        return obj if len(obj) < _SHORTEST_SECRET else redact_text(obj)
+    # subclasses (OrderedDict, ...): as their plain base
     if isinstance(obj, dict):
-        out: dict[Any, Any] = {}
-        for key, value in obj.items():
-            lowered = key.lower() if isinstance(key, str) else key
-            if lowered in CREDENTIAL_CONTAINERS:
-                out[key] = _redact_container(value)
-            elif lowered in SECRET_KEYS and value not in (None, ""):
-                out[key] = REDACTED if isinstance(value, str) else _redact_container(value)
-            else:
-                out[key] = redact(value)
-        return out
-    if isinstance(obj, list):
-        return [redact(item) for item in obj]
+        return _redact_dict(dict(obj))
+    if isinstance(obj, list | tuple):
+        return _redact_list(list(obj))
     if isinstance(obj, str):
-        return redact_text(obj)
+        return redact_text(str(obj))
     return obj
+
+
+def _redact_dict(obj: dict[Any, Any]) -> dict[Any, Any]:
+    changed: dict[Any, Any] | None = None
+    for key, value in obj.items():
+        kind = type(value)
+        if kind is str and len(value) < _SHORTEST_SECRET and key not in _ALL_SECRET_KEYS:
+            continue
+        if kind is int or kind is float or kind is bool or value is None:
+            continue
+        lowered = key.lower() if type(key) is str else key
+        if lowered in CREDENTIAL_CONTAINERS:
+            new = _redact_container(value)
+        elif lowered in SECRET_KEYS and value not in ("", REDACTED):
+            new = REDACTED if kind is str else _redact_container(value)
+        else:
+            new = redact(value)
+        if new is not value:
+            if changed is None:
+                changed = {}
+            changed[key] = new
+    if changed is None:
+        return obj
+    return {k: changed.get(k, v) for k, v in obj.items()}
+
+
+def _redact_list(obj: list[Any]) -> list[Any]:
+    out: list[Any] | None = None
+    for i, item in enumerate(obj):
+        kind = type(item)
+        if kind is str:
+            if len(item) < _SHORTEST_SECRET:
+                continue
+        elif kind is not dict and kind is not list:
+            continue
+        new = redact(item)
+        if new is not item:
+            if out is None:
+                out = list(obj)
+            out[i] = new
+    return obj if out is None else out
 
 
 def redact_lines(lines: Iterable[str]) -> list[str]:
