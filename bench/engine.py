@@ -1,0 +1,167 @@
+"""Engine benchmarks (DESIGN.md section 7). Run: /work/venv/bin/python bench/engine.py [--steps N]
+
+1. Client-side cost per step, without network: payload build (with its JSON encoding), parse of
+   the answer, step building (redaction, contract checks, diffs) and journal append, for a 2 KB and
+   a 5 MB model. Targets: under 2 ms and under 250 ms (median).
+2. A 1,000-step IN_PROGRESS chain (delay 0) against the embedded endpoint, headless: wall time and
+   peak RSS of this process. Targets: under 10 s, under 200 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cfn_debug.chain import ChainOptions, build_step
+from cfn_debug.events import Shape, build_payload, parse_event
+from cfn_debug.invoke.outcome import classify
+from cfn_debug.records import Action, RunEnded, StepCompleted
+from cfn_debug.schema import load_schema
+from cfn_debug.session import Journal
+
+PROJECT = Path(__file__).resolve().parent / "projects" / "inprogress"
+SCHEMA = PROJECT / "cfndebug-bench-inprogress.json"
+
+
+def make_model(target_bytes: int) -> dict:
+    """A model valid against the fixture schema, about ``target_bytes`` as JSON."""
+    items = []
+    size = 0
+    i = 0
+    while size < target_bytes:
+        item = {"Key": f"key-{i}", "Value": "v" * 40, "Weight": i}
+        items.append(item)
+        size += len(json.dumps(item)) + 1
+        i += 1
+    return {"Name": "bench", "Steps": 3, "Items": items}
+
+
+def measure_step_cost(model_bytes: int, rounds: int, journal_dir: Path) -> dict[str, float]:
+    schema = load_schema(SCHEMA)
+    desired = make_model(model_bytes)
+    event = parse_event(
+        {"action": "CREATE", "request": {"desiredResourceState": desired}}, name="bench"
+    )
+    returned = {**desired, "ThingId": "thing-1"}
+    answer = json.dumps(
+        {"status": "IN_PROGRESS", "resourceModel": returned, "callbackContext": {"done": 1}}
+    ).encode()
+    journal = Journal(journal_dir / f"bench-{model_bytes}.jsonl")
+    timings: dict[str, list[float]] = {"payload": [], "parse": [], "step": [], "journal": []}
+    steps = []
+    for index in range(rounds):
+        t0 = time.perf_counter()
+        payload = build_payload(
+            event.normalized,
+            Shape.SAM,
+            desired=returned if index else desired,
+            callback_context={"done": index},
+            client_request_token="tok",
+        )
+        json.dumps(payload, separators=(",", ":")).encode()  # what the invoker sends
+        t1 = time.perf_counter()
+        result = classify(answer, duration_s=0.001)
+        t2 = time.perf_counter()
+        step = build_step(
+            index=index,
+            action=Action.CREATE,
+            function_name="TestEntrypoint",
+            request=payload,
+            result=result,
+            started_at="2026-01-01T00:00:00+00:00",
+            schema=schema,
+            desired=returned if index else desired,
+            previous=None,
+            original_desired=desired,
+            previous_steps=steps[-1:],
+        )
+        t3 = time.perf_counter()
+        journal.record(StepCompleted("bench", step))
+        t4 = time.perf_counter()
+        steps.append(step)
+        for name, spent in zip(timings, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            timings[name].append(spent)
+    journal.close()
+    totals = [sum(parts) for parts in zip(*timings.values(), strict=True)]
+    medians = {name: statistics.median(values) for name, values in timings.items()}
+    medians["total"] = statistics.median(totals)
+    medians["size"] = len(json.dumps(desired))
+    return medians
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
+
+
+async def run_long_chain(steps: int) -> tuple[float, int, str]:
+    from cfn_debug.workspace import Workspace
+
+    event_data = json.loads((PROJECT / "sample_events" / "create-1000-steps.json").read_text())
+    event_data["request"]["desiredResourceState"]["Steps"] = steps - 1
+    event = parse_event(event_data, name="long chain")
+    workspace = Workspace.open(PROJECT)
+    try:
+        # one warm-up invocation so the worker start is not part of the chain's figure
+        warm = parse_event(
+            {**event_data, "request": {"desiredResourceState": {"Name": "w"}}}, name="w"
+        )
+        async for _ in workspace.run(warm, ChainOptions()):
+            pass
+        started = time.perf_counter()
+        ended = None
+        async for chain_event in workspace.run(event, ChainOptions(max_reinvoke=steps)):
+            if isinstance(chain_event, RunEnded):
+                ended = chain_event.run
+        wall = time.perf_counter() - started
+    finally:
+        await workspace.aclose()
+    assert ended is not None
+    reason = ended.end_reason.value if ended.end_reason else "?"
+    return wall, len(ended.steps), f"{reason}/{ended.final_status}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=1000, help="chain length (default 1000)")
+    parser.add_argument("--skip-chain", action="store_true", help="only the per-step costs")
+    args = parser.parse_args()
+
+    print("client-side cost per step (median; no network)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, size, rounds, target_ms in (
+            ("2 KB", 2 * 1024, 300, 2.0),
+            ("5 MB", 5 * 1024 * 1024, 5, 250.0),
+        ):
+            m = measure_step_cost(size, rounds, Path(tmp))
+            verdict = "ok" if m["total"] * 1000 < target_ms else "OVER TARGET"
+            print(
+                f"  {label} model ({m['size']:,} B): total {m['total'] * 1000:.3f} ms "
+                f"[payload {m['payload'] * 1000:.3f}, parse {m['parse'] * 1000:.3f}, "
+                f"checks+diff+redact {m['step'] * 1000:.3f}, journal {m['journal'] * 1000:.3f}] "
+                f"target < {target_ms:g} ms: {verdict}"
+            )
+    if args.skip_chain:
+        return 0
+    wall, count, outcome = asyncio.run(run_long_chain(args.steps))
+    rss = peak_rss_mb()
+    print(f"{args.steps}-step IN_PROGRESS chain, embedded endpoint, delay 0 ({outcome})")
+    print(
+        f"  wall {wall:.2f} s ({wall / max(count, 1) * 1000:.2f} ms/step, {count} steps) "
+        f"target < 10 s: {'ok' if wall < 10 else 'OVER TARGET'}"
+    )
+    print(
+        f"  peak RSS of this process {rss:.0f} MB target < 200 MB: "
+        f"{'ok' if rss < 200 else 'OVER TARGET'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Project discovery: settings, schema file, events from every known place, the bundled demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cfn_debug.errors import EventError, ProjectError
+from cfn_debug.project import DEMO_DIR, discover_project, schema_file_name
+from cfn_debug.records import Action
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def make_project(root: Path, *, type_name: str = "Org::Svc::Thing") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".rpdk-config").write_text(
+        json.dumps(
+            {
+                "typeName": type_name,
+                "language": "python311",
+                "entrypoint": "org_svc_thing.handlers.resource",
+                "testEntrypoint": "org_svc_thing.handlers.test_entrypoint",
+            }
+        )
+    )
+    (root / schema_file_name(type_name)).write_text(json.dumps({"typeName": type_name}))
+    (root / "other.json").write_text(json.dumps({"typeName": "Not::The::One"}))
+    (root / "sam-tests").mkdir()
+    (root / "sam-tests" / "create.json").write_text(
+        json.dumps({"action": "CREATE", "request": {"desiredResourceState": {"A": 1}}})
+    )
+    (root / "sam-tests" / "broken.json").write_text('{"action": "CREATE", "request": ')
+    (root / "inputs").mkdir()
+    for kind, model in (("create", {"A": 1}), ("update", {"A": 2}), ("invalid", {"A": "x"})):
+        (root / "inputs" / f"inputs_1_{kind}.json").write_text(json.dumps(model))
+    (root / "inputs" / "notes.json").write_text("{}")
+    return root
+
+
+def test_rpdk_project_settings_schema_and_events(tmp_path) -> None:
+    project = discover_project(make_project(tmp_path / "p"))
+    assert project.type_name == "Org::Svc::Thing"
+    assert project.test_entrypoint == "org_svc_thing.handlers.test_entrypoint"
+    assert project.schema_path == tmp_path / "p" / "org-svc-thing.json"
+    assert project.functions == {} and not project.is_demo
+    by_name = {e.name: e for e in project.events}
+    assert sorted(by_name) == [
+        "inputs/inputs_1_create",
+        "inputs/inputs_1_invalid",
+        "inputs/inputs_1_update",
+        "sam-tests/create",
+    ]
+    update = by_name["inputs/inputs_1_update"].normalized
+    assert update.action is Action.UPDATE
+    assert (update.desired, update.previous) == ({"A": 2}, {"A": 1})
+    assert by_name["inputs/inputs_1_invalid"].action is Action.CREATE
+    assert [type(e) for e in project.event_errors] == [EventError]
+    assert "broken.json" in str(project.event_errors[0])
+
+
+def test_single_schema_file_is_found_without_rpdk_config(tmp_path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "template.yml").write_text("Resources: {}\n")
+    (root / "thing.json").write_text(json.dumps({"typeName": "A1::B2::C3"}))
+    (root / "package.json").write_text("{}")
+    assert discover_project(root, schema_path=None).schema_path == root / "thing.json"
+    (root / "second.json").write_text(json.dumps({"typeName": "A1::B2::D4"}))
+    assert discover_project(root).schema_path is None  # ambiguous: --schema must say which
+
+
+def test_schema_override_and_errors(tmp_path) -> None:
+    root = make_project(tmp_path / "p")
+    assert discover_project(root, schema_path=root / "other.json").schema_path == (
+        root / "other.json"
+    )
+    with pytest.raises(ProjectError) as caught:
+        discover_project(root, schema_path=root / "missing.json")
+    assert caught.value.field == "--schema"
+    with pytest.raises(ProjectError, match="no such directory"):
+        discover_project(tmp_path / "nowhere")
+    (root / ".rpdk-config").write_text('{"typeName": 3}')
+    with pytest.raises(ProjectError) as caught:
+        discover_project(root)
+    assert caught.value.field == "typeName"
+    (root / ".rpdk-config").write_text('{\n  "typeName": \n}')
+    with pytest.raises(ProjectError, match="line 3, column 1"):
+        discover_project(root)
+
+
+def test_cwd_project_else_the_bundled_demo(tmp_path, monkeypatch) -> None:
+    root = make_project(tmp_path / "p")
+    monkeypatch.chdir(root)
+    assert discover_project(None).root == root.resolve()
+    monkeypatch.chdir(tmp_path)
+    demo = discover_project(None)
+    assert demo.is_demo and demo.root == DEMO_DIR
+    assert demo.type_name == "CfnDebug::Demo::Widget"
+    assert demo.schema_path == DEMO_DIR / "cfndebug-demo-widget.json"
+    assert {"TypeFunction", "TestEntrypoint"} <= set(demo.functions)
+    names = {e.name for e in demo.events}
+    # a source checkout keeps the demo's events at the repository root
+    expected = {f"sample_events/{p.stem}" for p in (REPO / "sample_events").glob("*.json")}
+    assert expected and expected <= names
+    assert "example_inputs/inputs_1_update" in names
+    assert demo.event_errors == []
