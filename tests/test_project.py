@@ -67,7 +67,12 @@ def test_single_schema_file_is_found_without_rpdk_config(tmp_path) -> None:
     (root / "template.yml").write_text("Resources: {}\n")
     (root / "thing.json").write_text(json.dumps({"typeName": "A1::B2::C3"}))
     (root / "package.json").write_text("{}")
-    assert discover_project(root, schema_path=None).schema_path == root / "thing.json"
+    project = discover_project(root, schema_path=None)
+    assert project.schema_path == root / "thing.json"
+    # a template without functions is kept as the reason there is nothing to serve
+    assert project.functions == {}
+    assert project.functions_error is not None
+    assert "AWS::Serverless::Function" in str(project.functions_error)
     (root / "second.json").write_text(json.dumps({"typeName": "A1::B2::D4"}))
     assert discover_project(root).schema_path is None  # ambiguous: --schema must say which
 

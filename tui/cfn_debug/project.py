@@ -40,6 +40,7 @@ class Project:
     events: list[EventSpec] = field(default_factory=list)
     event_errors: list[CfnDebugError] = field(default_factory=list)  # files that would not load
     is_demo: bool = False
+    functions_error: ProjectError | None = None  # why there are no functions (broken template)
 
     @property
     def type_name(self) -> str | None:
@@ -193,12 +194,17 @@ def find_events(
     return events, errors
 
 
-def _load_functions(root: Path) -> dict[str, FunctionSpec]:
-    if not any((root / n).is_file() for n in TEMPLATE_NAMES):
-        return {}
+def _load_functions(root: Path) -> tuple[dict[str, FunctionSpec], ProjectError | None]:
+    """The template's (else .rpdk-config's) functions; a problem is kept, not raised: it only
+    matters when the embedded endpoint has to serve them."""
+    if not is_project_dir(root):
+        return {}, None
     from cfn_debug.endpoint.template import load_functions
 
-    return load_functions(root)
+    try:
+        return load_functions(root), None
+    except ProjectError as exc:
+        return {}, exc
 
 
 def discover_project(path: Path | None = None, *, schema_path: Path | None = None) -> Project:
@@ -226,11 +232,13 @@ def discover_project(path: Path | None = None, *, schema_path: Path | None = Non
     else:
         schema = find_schema(root, type_name)
     events, errors = find_events(root, is_demo=is_demo)
+    functions, functions_error = _load_functions(root)
     return Project(
         root=root,
         settings=settings,
         schema_path=schema,
-        functions=_load_functions(root),
+        functions=functions,
+        functions_error=functions_error,
         events=events,
         event_errors=errors,
         is_demo=is_demo,

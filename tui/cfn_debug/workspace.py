@@ -191,6 +191,8 @@ def _connect(
     env_vars: dict[str, Any] | None,
 ) -> tuple[Invoker, str, Any]:
     if endpoint is None:
+        if project.functions_error is not None:
+            raise project.functions_error
         if not project.functions:
             raise ProjectError(
                 "no functions to serve: expected a template.yml with AWS::Serverless::Function "
