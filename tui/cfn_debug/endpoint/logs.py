@@ -1,0 +1,90 @@
+"""Bounded capture of one invocation's log lines, and the store of recent invocations' logs."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, deque
+
+#: What one invocation keeps from its start: a handler printing 100 MB must not fill memory.
+HEAD_LINES = 5_000
+HEAD_BYTES = 1_000_000
+#: What it keeps from its end once the head is full (the lines nearest the failure matter most).
+TAIL_LINES = 200
+#: How many invocations' logs the endpoint remembers for logs_for().
+KEEP_INVOCATIONS = 1_000
+
+
+class LogBuffer:
+    """The lines of one invocation: the first HEAD_LINES/HEAD_BYTES, a marker, the last lines."""
+
+    __slots__ = ("_full", "_head", "_head_bytes", "_tail", "dropped_bytes", "dropped_lines")
+
+    def __init__(self) -> None:
+        self._head: list[str] = []
+        self._head_bytes = 0
+        self._tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self._full = False
+        self.dropped_lines = 0
+        self.dropped_bytes = 0
+
+    def add(self, line: str) -> None:
+        if (
+            not self._full
+            and len(self._head) < HEAD_LINES
+            and self._head_bytes + len(line) <= HEAD_BYTES
+        ):
+            self._head.append(line)
+            self._head_bytes += len(line)
+            return
+        self._full = True
+        if len(self._tail) == self._tail.maxlen:
+            self.dropped_lines += 1
+            self.dropped_bytes += len(self._tail[0])
+        self._tail.append(line)
+
+    def add_raw(self, chunk: bytes) -> None:
+        """One chunk read from the worker's pipe (a line, or a piece of a very long one)."""
+        text = chunk.decode("utf-8", errors="replace").rstrip("\n")
+        # awslambdaric writes a multi-line error record as one line joined with "\r".
+        for line in text.split("\r"):
+            self.add(line)
+
+    def lines(self) -> list[str]:
+        if not self.dropped_lines:
+            return [*self._head, *self._tail]
+        marker = (
+            f"[... truncated: {self.dropped_lines} lines ({self.dropped_bytes} bytes) not kept ...]"
+        )
+        return [*self._head, marker, *self._tail]
+
+    def tail_text(self, limit: int) -> str:
+        """The last ``limit`` bytes (UTF-8) of the kept lines, newline-terminated."""
+        picked: list[str] = []
+        size = 0
+        for line in reversed(self.lines()):
+            size += len(line.encode("utf-8")) + 1
+            picked.append(line)
+            if size >= limit:
+                break
+        data = "".join(f"{line}\n" for line in reversed(picked)).encode("utf-8")
+        return data[-limit:].decode("utf-8", errors="ignore")
+
+
+class LogStore:
+    """request id -> that invocation's lines, for the last KEEP_INVOCATIONS invocations."""
+
+    def __init__(self, keep: int = KEEP_INVOCATIONS) -> None:
+        self._keep = keep
+        self._lines: OrderedDict[str, list[str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, request_id: str, lines: list[str]) -> None:
+        with self._lock:
+            self._lines[request_id] = lines
+            self._lines.move_to_end(request_id)
+            while len(self._lines) > self._keep:
+                self._lines.popitem(last=False)
+
+    def get(self, request_id: str) -> list[str]:
+        with self._lock:
+            return list(self._lines.get(request_id, ()))

@@ -1,0 +1,214 @@
+"""The warm workers of one function, and the environment they run in.
+
+Concurrency policy: an invocation takes an idle warm worker; when every worker of the function is
+busy a new one is spawned (as Lambda scales out to a new execution environment), up to
+MAX_WORKERS_PER_FUNCTION; beyond that invocations queue for the next free worker. A worker that
+timed out, crashed, failed to initialise, lost its log sentinel or predates a source change is
+never reused.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from cfn_debug.endpoint.template import FunctionSpec
+from cfn_debug.endpoint.worker import Invocation, Worker
+
+MAX_WORKERS_PER_FUNCTION = 8
+REGION = "us-east-1"
+ACCOUNT_ID = "123456789012"
+#: Host variables a Python interpreter needs to run; nothing else of the host's leaks through.
+HOST_ESSENTIALS = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "SYSTEMROOT",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "CFN_DEBUG_BOOTSTRAP",
+)
+SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+def function_arn(name: str, region: str = REGION) -> str:
+    return f"arn:aws:lambda:{region}:{ACCOUNT_ID}:function:{name}"
+
+
+def lambda_environment(
+    spec: FunctionSpec, overrides: dict[str, dict[str, str]] | None = None
+) -> dict[str, str]:
+    """The environment a handler sees in Lambda, plus the template's and --env-vars' variables.
+
+    Overrides follow `sam local --env-vars`: ``Parameters`` apply to every function, then the
+    section named after the function. Unlike SAM, a variable the template does not declare is
+    still set (SAM silently ignores it, a frequent surprise). The host's AWS credentials are not
+    passed, and the shared credential/config files are hidden, so a handler cannot pick them up.
+    """
+    env = {key: os.environ[key] for key in HOST_ESSENTIALS if key in os.environ}
+    region = spec.environment.get("AWS_REGION") or REGION
+    env.update(
+        {
+            "AWS_REGION": region,
+            "AWS_DEFAULT_REGION": region,
+            "AWS_LAMBDA_FUNCTION_NAME": spec.name,
+            "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(int(spec.timeout_s)),
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
+            "AWS_LAMBDA_LOG_GROUP_NAME": f"/aws/lambda/{spec.name}",
+            "AWS_LAMBDA_LOG_STREAM_NAME": "$LATEST",
+            "AWS_EXECUTION_ENV": f"AWS_Lambda_{spec.runtime or 'python3'}",
+            "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "LAMBDA_TASK_ROOT": str(spec.code_dir),
+            "LAMBDA_RUNTIME_DIR": str(Path(__file__).parent),
+            "_HANDLER": spec.handler,
+            "TZ": ":UTC",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(spec.environment)
+    for section in ("Parameters", spec.name):
+        env.update((overrides or {}).get(section, {}))
+    return env
+
+
+def source_signature(code_dir: Path) -> tuple[int, int, int]:
+    """(files, newest mtime, total size) of the code directory: changes when the source does."""
+    count = newest = total = 0
+    stack = [str(code_dir)]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
+                            stack.append(entry.path)
+                        continue
+                    info = entry.stat()
+                except OSError:
+                    continue
+                count += 1
+                total += info.st_size
+                newest = max(newest, info.st_mtime_ns)
+    return count, newest, total
+
+
+class FunctionPool:
+    """The workers of one function: lease one per invocation, spawn on demand, retire the stale."""
+
+    def __init__(
+        self,
+        spec: FunctionSpec,
+        env: dict[str, str],
+        *,
+        max_workers: int = MAX_WORKERS_PER_FUNCTION,
+    ) -> None:
+        self.spec = spec
+        self.env = env
+        self.max_workers = max_workers
+        self._idle: list[Worker] = []
+        self._all: set[Worker] = set()
+        self._generation = 0
+        self._signature = source_signature(spec.code_dir)
+        self._cond = threading.Condition()
+        self._closed = False
+
+    def invoke(self, invocation: Invocation) -> Worker:
+        """Run ``invocation`` on a warm (or new) worker; returns the worker that ran it."""
+        self._check_source()
+        worker = self._lease()
+        try:
+            worker.run(invocation)
+        finally:
+            self._release(worker, invocation)
+        return worker
+
+    def _check_source(self) -> None:
+        signature = source_signature(self.spec.code_dir)
+        with self._cond:
+            if signature != self._signature:
+                self._signature = signature
+                self._retire_idle_locked()
+
+    def restart(self) -> None:
+        """Replace the warm workers: idle ones now, busy ones when they finish."""
+        with self._cond:
+            self._signature = source_signature(self.spec.code_dir)
+            self._retire_idle_locked()
+
+    def _retire_idle_locked(self) -> None:
+        self._generation += 1
+        idle, self._idle = self._idle, []
+        for worker in idle:
+            self._all.discard(worker)
+            threading.Thread(target=worker.kill, daemon=True).start()
+        self._cond.notify_all()
+
+    def _lease(self) -> Worker:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the endpoint is stopping")
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.usable() and worker.generation == self._generation:
+                        return worker
+                    self._all.discard(worker)
+                    threading.Thread(target=worker.kill, daemon=True).start()
+                if len(self._all) < self.max_workers:
+                    worker = Worker(self.spec, self.env, self._generation)
+                    self._all.add(worker)
+                    break
+                self._cond.wait()
+        try:
+            worker.start()
+        except BaseException:
+            with self._cond:
+                self._all.discard(worker)
+                self._cond.notify_all()
+            worker.kill()
+            raise
+        return worker
+
+    def _release(self, worker: Worker, invocation: Invocation) -> None:
+        keep = (
+            invocation.outcome in ("response", "error")
+            and worker.usable()
+            and invocation.logs_closed.is_set()
+        )
+        with self._cond:
+            if keep and not self._closed and worker.generation == self._generation:
+                self._idle.append(worker)
+            else:
+                self._all.discard(worker)
+                keep = False
+            self._cond.notify_all()
+        if not keep:
+            worker.kill()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            workers = list(self._all)
+            self._all.clear()
+            self._idle.clear()
+            self._cond.notify_all()
+        for worker in workers:
+            worker.kill()

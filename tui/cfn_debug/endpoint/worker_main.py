@@ -1,0 +1,328 @@
+"""The program a warm worker runs: a Lambda runtime for one Python handler.
+
+Started by the endpoint as ``python -u worker_main.py MODULE.ATTR`` with cwd = the code directory
+and the Lambda environment (AWS_LAMBDA_RUNTIME_API pointing at the endpoint's runtime-API listener
+for this worker). It uses AWS's own runtime client, awslambdaric, when it is importable and
+CFN_DEBUG_BOOTSTRAP is not "portable"; otherwise a small portable loop that speaks the same Runtime
+API and reports errors in the same shapes (errorMessage, errorType, requestId, stackTrace).
+
+Log attribution: stderr is the same pipe as stdout, and before posting a response or an error the
+worker flushes both streams and writes one sentinel line naming the request id. The endpoint reads
+the pipe until that line, so every byte written for an invocation is attributed to it.
+
+This file imports nothing from cfn_debug: it runs with the handler's code directory first on
+sys.path and must not shadow or be shadowed by anything there. Importing it does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+SENTINEL = "\x1e__cfn_debug_end__ "
+BOOTSTRAP_ENV = "CFN_DEBUG_BOOTSTRAP"
+
+
+def mark_end(request_id: str) -> None:
+    """Flush everything written so far and write the end-of-invocation sentinel line."""
+    for stream in (sys.stderr, sys.stdout):
+        try:
+            stream.flush()
+        except Exception:
+            continue
+    os.write(1, f"{SENTINEL}{request_id}\n".encode())
+
+
+def _prepare_path(code_dir: str) -> None:
+    # sys.path[0] is this file's directory: replace it with the code directory, as Lambda has
+    # /var/task first.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    sys.path.insert(0, code_dir)
+
+
+def run_awslambdaric(handler: str) -> None:
+    from awslambdaric import bootstrap
+    from awslambdaric.lambda_runtime_client import LambdaRuntimeClient
+
+    class _MarkingClient(LambdaRuntimeClient):
+        def post_invocation_result(
+            self,
+            invoke_id: str,
+            result_data: Any,
+            content_type: str = "application/json",
+            invocation_id: str | None = None,
+        ) -> None:
+            mark_end(invoke_id)
+            super().post_invocation_result(invoke_id, result_data, content_type, invocation_id)
+
+        def post_invocation_error(
+            self,
+            invoke_id: str,
+            error_response_data: Any,
+            xray_fault: Any,
+            invocation_id: str | None = None,
+        ) -> None:
+            mark_end(invoke_id)
+            super().post_invocation_error(invoke_id, error_response_data, xray_fault, invocation_id)
+
+        def post_init_error(
+            self, error_response_data: Any, error_type_override: str | None = None
+        ) -> None:
+            mark_end("init")
+            super().post_init_error(error_response_data, error_type_override)
+
+    bootstrap.run(handler, _MarkingClient(os.environ["AWS_LAMBDA_RUNTIME_API"]))
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: worker_main.py MODULE.ATTR", file=sys.stderr)
+        return 2
+    handler = argv[1]
+    _prepare_path(os.environ.get("LAMBDA_TASK_ROOT", os.getcwd()))
+    if os.environ.get(BOOTSTRAP_ENV, "auto") != "portable":
+        try:
+            import awslambdaric.bootstrap  # noqa: F401
+        except ImportError:
+            if os.environ.get(BOOTSTRAP_ENV) == "awslambdaric":
+                raise
+        else:
+            run_awslambdaric(handler)
+            return 0
+    run_portable(handler, os.environ["AWS_LAMBDA_RUNTIME_API"])
+    return 0
+
+
+# --- the portable runtime loop (where awslambdaric is not installed, or when forced) ---
+
+RUNTIME = "/2018-06-01/runtime"
+ERROR_TYPE_HEADER = "Lambda-Runtime-Function-Error-Type"
+
+
+class _Unbuffered:
+    """What awslambdaric does to sys.stdout/sys.stderr: flush after every write."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def write(self, text: str) -> int:
+        written = self._stream.write(text)
+        self._stream.flush()
+        return int(written or 0)
+
+    def writelines(self, lines: Any) -> None:
+        self._stream.writelines(lines)
+        self._stream.flush()
+
+
+class LambdaContext:
+    """The context object a Python handler receives, with Lambda's attribute names."""
+
+    def __init__(self, request_id: str, function_arn: str, deadline_ms: int) -> None:
+        self.aws_request_id = request_id
+        self.invoked_function_arn = function_arn
+        self.function_name = os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "")
+        self.function_version = os.environ.get("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
+        self.memory_limit_in_mb = os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        self.log_group_name = os.environ.get("AWS_LAMBDA_LOG_GROUP_NAME", "")
+        self.log_stream_name = os.environ.get("AWS_LAMBDA_LOG_STREAM_NAME", "")
+        self.identity = None
+        self.client_context = None
+        self.tenant_id = None
+        self._deadline_ms = deadline_ms
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(self._deadline_ms - int(time.time() * 1000), 0)
+
+
+class _Fault(Exception):
+    def __init__(self, error_type: str, message: str, trace: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message
+        self.trace = trace or []
+
+
+_CURRENT_REQUEST_ID = ""
+
+
+def _load_handler(handler: str) -> Any:
+    import importlib
+
+    try:
+        module_name, attr = handler.rsplit(".", 1)
+    except ValueError as error:
+        raise _Fault("Runtime.MalformedHandlerName", f"Bad handler '{handler}': {error}") from None
+    if module_name.split(".")[0] in sys.builtin_module_names:
+        raise _Fault(
+            "Runtime.BuiltInModuleConflict",
+            f"Cannot use built-in module {module_name} as a handler module",
+        )
+    try:
+        module = importlib.import_module(module_name.replace("/", "."))
+    except ImportError as error:
+        raise _Fault(
+            "Runtime.ImportModuleError", f"Unable to import module '{module_name}': {error}"
+        ) from None
+    except SyntaxError as error:
+        trace = [f'  File "{error.filename}" Line {error.lineno}\n    {error.text}']
+        raise _Fault(
+            "Runtime.UserCodeSyntaxError",
+            f"Syntax error in module '{module_name}': {error}",
+            trace,
+        ) from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise _Fault(
+            "Runtime.HandlerNotFound", f"Handler '{attr}' missing on module '{module_name}'"
+        ) from None
+
+
+def _error_body(message: str, error_type: str, trace: list[str], request_id: str) -> dict[str, Any]:
+    return {
+        "errorMessage": message,
+        "errorType": error_type,
+        "requestId": request_id,
+        "stackTrace": trace,
+    }
+
+
+def _exception_body(error: BaseException, request_id: str) -> dict[str, Any]:
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    here = os.path.abspath(__file__)
+    user = [f for f in frames if os.path.abspath(f.filename) != here]
+    return _error_body(str(error), type(error).__name__, traceback.format_list(user), request_id)
+
+
+def _log_error(body: dict[str, Any]) -> None:
+    """The [ERROR] line awslambdaric writes for an unhandled exception (text log format)."""
+    line = "[ERROR]"
+    if body["errorType"]:
+        line += " " + body["errorType"] + (":" if body["errorMessage"] else "")
+    if body["errorMessage"]:
+        line += " " + body["errorMessage"]
+    lines = [line, "Traceback (most recent call last):"]
+    for element in body["stackTrace"]:
+        lines.extend(element.splitlines() or [""])
+    sys.stdout.write("\r".join(lines) + "\n")
+
+
+def _setup_logging() -> None:
+    import logging
+
+    class _RequestIdFilter(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            record.aws_request_id = _CURRENT_REQUEST_ID
+            return True
+
+    logging.Formatter.converter = time.gmtime
+    handler = logging.StreamHandler(sys.stdout)
+    handler.terminator = ""
+    handler.setFormatter(
+        logging.Formatter(
+            "[%(levelname)s]\t%(asctime)s.%(msecs)03dZ\t%(aws_request_id)s\t%(message)s\n",
+            "%Y-%m-%dT%H:%M:%S",
+        )
+    )
+    handler.addFilter(_RequestIdFilter())
+    logging.getLogger().addHandler(handler)
+
+
+def run_portable(handler_name: str, api: str) -> None:
+    import http.client
+    import json
+
+    global _CURRENT_REQUEST_ID
+    sys.stdout = _Unbuffered(sys.stdout)
+    sys.stderr = _Unbuffered(sys.stderr)
+    _setup_logging()
+    connection = http.client.HTTPConnection(api)
+
+    def call(method: str, path: str, body: bytes | None = None, headers: Any = None) -> Any:
+        nonlocal connection
+        for attempt in (0, 1):
+            try:
+                connection.request(method, path, body=body, headers=headers or {})
+                response = connection.getresponse()
+                data = response.read()
+                return response, data
+            except (ConnectionError, http.client.HTTPException):
+                connection.close()
+                connection = http.client.HTTPConnection(api)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    try:
+        handler = _load_handler(handler_name)
+    except _Fault as fault:
+        body = _error_body(fault.message, fault.error_type, fault.trace, "")
+        _log_error(body)
+        mark_end("init")
+        call(
+            "POST",
+            f"{RUNTIME}/init/error",
+            json.dumps(body).encode(),
+            {ERROR_TYPE_HEADER: fault.error_type, "Content-Type": "application/json"},
+        )
+        sys.exit(1)
+
+    while True:
+        response, event_body = call("GET", f"{RUNTIME}/invocation/next")
+        request_id = response.getheader("Lambda-Runtime-Aws-Request-Id", "")
+        _CURRENT_REQUEST_ID = request_id
+        context = LambdaContext(
+            request_id,
+            response.getheader("Lambda-Runtime-Invoked-Function-Arn", ""),
+            int(response.getheader("Lambda-Runtime-Deadline-Ms", "0") or 0),
+        )
+        error: dict[str, Any] | None = None
+        result = b""
+        try:
+            try:
+                event = json.loads(event_body) if event_body else {}
+            except ValueError as decode_error:
+                raise _Fault(
+                    "Runtime.UnmarshalError", f"Unable to unmarshal input: {decode_error}"
+                ) from None
+            output = handler(event, context)
+            try:
+                result = json.dumps(output).encode()
+            except (TypeError, ValueError) as encode_error:
+                raise _Fault(
+                    "Runtime.MarshalError", f"Unable to marshal response: {encode_error}"
+                ) from None
+        except _Fault as fault:
+            error = _error_body(fault.message, fault.error_type, fault.trace, request_id)
+        except Exception as exception:
+            error = _exception_body(exception, request_id)
+        if error is not None:
+            _log_error(error)
+            mark_end(request_id)
+            call(
+                "POST",
+                f"{RUNTIME}/invocation/{request_id}/error",
+                json.dumps(error).encode(),
+                {ERROR_TYPE_HEADER: error["errorType"], "Content-Type": "application/json"},
+            )
+        else:
+            mark_end(request_id)
+            call(
+                "POST",
+                f"{RUNTIME}/invocation/{request_id}/response",
+                result,
+                {"Content-Type": "application/json"},
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
