@@ -54,9 +54,12 @@ async def opened(pilot: Pilot) -> CfnDebugApp:
 
 
 def event_index(app: CfnDebugApp, name: str) -> int:
+    assert app.workspace_error is None, f"the workspace did not open: {app.workspace_error}"
     names = [event.name for event in app.events]
-    assert name in names, f"no event {name!r} in {names}"
-    return names.index(name)
+    for index, full in enumerate(names):
+        if full == name or full.endswith("/" + name):
+            return index
+    raise AssertionError(f"no event {name!r} in {names}")
 
 
 async def select_event(pilot: Pilot, name: str) -> int:

@@ -30,6 +30,7 @@ from cfn_debug.app.messages import (
     RunFailed,
     RunFinished,
     SourceChanged,
+    SourceReloaded,
     WorkspaceFailed,
     WorkspaceReady,
 )
@@ -92,6 +93,7 @@ class RunView:
 
     generation: int
     event_index: int | None
+    mode: str = "auto"
     run: RunRecord | None = None
     steps: list[Step] | None = None
     awaiting: AwaitingStep | None = None
@@ -339,7 +341,7 @@ class CfnDebugApp(App[int]):
             )
             return
         self.edited.add(index)
-        self.query_one(EventsPanel).mark_edited(index, original.name)
+        self.query_one(EventsPanel).mark_edited(index, original)
         self.query_one(RunStatus).show(
             Prompt(f"Edited {original.name} (this session only).", "Press r to run it.", "ok")
         )
@@ -411,7 +413,7 @@ class CfnDebugApp(App[int]):
         control = ChainControl()
         self.control = control
         self.pending_context = ...
-        self.view = RunView(generation=self.view.generation + 1, event_index=index)
+        self.view = RunView(self.view.generation + 1, index, mode=self.mode)
         self.running = True
         self.query_one(Timeline).clear()
         self._refresh_detail()
@@ -496,7 +498,7 @@ class CfnDebugApp(App[int]):
         if len(run.steps) >= len(view.steps or []):
             view.steps = list(run.steps)
             self.query_one(Timeline).show_steps(view.steps)
-        text, hint, tone = run_summary(run)
+        text, hint, tone = run_summary(run, single=view.mode == "stop")
         self.query_one(RunStatus).show(Prompt(text, hint, tone))
         self._refresh_detail()
 
@@ -616,10 +618,45 @@ class CfnDebugApp(App[int]):
             self.post_message(WorkspaceFailed(f"watch stopped: {error}", "Restart with --watch."))
 
     def on_source_changed(self, message: SourceChanged) -> None:
-        index = self.view.event_index
-        if index is None or self.running:
+        """Watch mode: handler code is swapped by the endpoint itself; JSON (events, schema)
+        is read again. Then the last event runs again, unless a chain is running."""
+        if self.running or self.workspace is None:
             return
-        self.run_event(index)
+        index = self.view.event_index
+        name = self.events[index].name if index is not None and index < len(self.events) else None
+        reload = any(path.endswith(".json") for path in message.paths)
+        self._reload_and_rerun(name, reload)
+
+    @work(thread=True, exclusive=True, group="reload", exit_on_error=False)
+    def _reload_and_rerun(self, name: str | None, reload: bool) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        if reload:
+            try:
+                workspace.reload()
+            except Exception as error:
+                self.post_message(WorkspaceFailed(str(error), error_hint(error)))
+                return
+        self.post_message(SourceReloaded(name, reload))
+
+    def on_source_reloaded(self, message: SourceReloaded) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        if message.reloaded:
+            self.events = list(workspace.events)
+            self.edited.clear()
+            errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
+            self.query_one(EventsPanel).show_events(
+                self.events, self._project_root(), self.edited, errors
+            )
+        names = [event.name for event in self.events]
+        if message.event_name in names:
+            index = names.index(message.event_name)
+            self.selected_event = index
+            self.query_one(EventsPanel).select_index(index)
+            self.run_event(index)
 
     # --- misc -------------------------------------------------------------------------------
 

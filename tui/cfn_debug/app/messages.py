@@ -58,3 +58,12 @@ class SourceChanged(Message):
     def __init__(self, paths: list[str]) -> None:
         super().__init__()
         self.paths = paths
+
+
+class SourceReloaded(Message):
+    """Watch mode: the project was read again (when ``reloaded``); run ``event_name`` again."""
+
+    def __init__(self, event_name: str | None, reloaded: bool) -> None:
+        super().__init__()
+        self.event_name = event_name
+        self.reloaded = reloaded

@@ -26,8 +26,11 @@ def error_hint(error: BaseException) -> str:
     return "This looks like a bug in cfn-debug: please report it with the message above."
 
 
-def run_summary(run: RunRecord) -> tuple[str, str, str]:
-    """(text, hint, tone) for a finished run; tone is ok, warn or error."""
+def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]:
+    """(text, hint, tone) for a finished run; tone is ok, warn or error.
+
+    ``single``: the run was made in stop mode (one invocation, never re-invoked).
+    """
     steps = len(run.steps)
     findings = run.findings
     musts = sum(1 for f in findings if f.level is Level.MUST)
@@ -49,6 +52,12 @@ def run_summary(run: RunRecord) -> tuple[str, str, str]:
         )
     if reason is EndReason.CANCELLED:
         return f"Stopped after {counted}.", "Press r to run the event again.", "warn"
+    if reason is EndReason.MAX_REINVOKE and single:
+        return (
+            f"Stop mode: one invocation, {status}: {counted}.",
+            "Press m for auto or step mode to follow the IN_PROGRESS chain.",
+            "error" if musts else "warn" if findings else "ok",
+        )
     if reason is EndReason.MAX_REINVOKE:
         return (
             f"Stopped at the re-invoke cap: {counted}.",

@@ -34,6 +34,11 @@ def event_source(event: EventSpec, root: Path | None) -> str:
     return parent.name or str(parent)
 
 
+def short_name(event: EventSpec) -> str:
+    """The event's name without its folder (the tree groups by folder already)."""
+    return event.name.rsplit("/", 1)[-1]
+
+
 class EventsPanel(Tree[int]):
     """A tree: one branch per (action, source), one leaf per event; leaf data = event index."""
 
@@ -65,7 +70,7 @@ class EventsPanel(Tree[int]):
             action, source = key
             branch = self.root.add(f"{action} · {source}", expand=True)
             for index in groups[key]:
-                label = events[index].name + (" *" if index in edited else "")
+                label = short_name(events[index]) + (" *" if index in edited else "")
                 self._leaves[index] = branch.add_leaf(label, data=index)
         if errors:
             branch = self.root.add(f"⚠ {len(errors)} event file(s) not loaded", expand=True)
@@ -74,10 +79,10 @@ class EventsPanel(Tree[int]):
         if not events:
             self.root.add_leaf("No events found (sample_events/, sam-tests/, inputs/)")
 
-    def mark_edited(self, index: int, name: str) -> None:
+    def mark_edited(self, index: int, event: EventSpec) -> None:
         node = self._leaves.get(index)
         if node is not None:
-            node.set_label(name + " *")
+            node.set_label(short_name(event) + " *")
 
     def select_index(self, index: int) -> None:
         node = self._leaves.get(index)

@@ -31,11 +31,8 @@ class Timeline(DataTable[Text]):
     def row_cells(self, step: Step) -> list[Text]:
         p = self.palette
         findings = len(step.findings)
-        delay = (
-            format_duration(step.callback_delay_s, deterministic=self._deterministic)
-            if step.callback_delay_s
-            else "-"
-        )
+        # The delay is what the handler asked for (capped), not a measurement: always shown.
+        delay = format_duration(step.callback_delay_s) if step.callback_delay_s else "-"
         return [
             Text(str(step.index), justify="right"),
             Text(step.action.value),
