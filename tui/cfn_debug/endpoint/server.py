@@ -33,7 +33,6 @@ from cfn_debug.errors import EndpointError
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 TAIL_BYTES = 4096
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _error_body(error_type: str, message: str) -> bytes:

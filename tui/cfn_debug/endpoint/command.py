@@ -1,0 +1,102 @@
+"""`cfn-debug serve`: the embedded endpoint in the foreground, with SAM-style logs."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any, TextIO
+
+from cfn_debug.endpoint.template import RPDK_CONFIG, TEMPLATE_NAMES
+from cfn_debug.errors import EndpointError
+
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the endpoint on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def project_to_serve(project_dir: str | None, cwd: Path | None = None) -> Path:
+    """PROJECT_DIR, else the current directory when it is a project, else the bundled demo."""
+    if project_dir:
+        return Path(project_dir).expanduser()
+    here = cwd or Path.cwd()
+    if any((here / name).is_file() for name in (*TEMPLATE_NAMES, RPDK_CONFIG)):
+        return here
+    return DEMO_DIR
+
+
+def load_env_vars(path: str | None) -> dict[str, Any] | None:
+    """The --env-vars file: {"Parameters": {...}, "FunctionName": {...}} as SAM takes it."""
+    if not path:
+        return None
+    try:
+        data = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
+    except OSError as error:
+        raise EndpointError(f"cannot read: {error.strerror}", path=path) from error
+    except json.JSONDecodeError as error:
+        raise EndpointError(f"expected JSON: {error}", path=path) from error
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise EndpointError(
+            'expected an object such as {"Parameters": {"VAR": "value"}, '
+            '"FunctionName": {"VAR": "value"}}',
+            path=path,
+        )
+    return data
+
+
+def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    from cfn_debug.endpoint.server import EmbeddedEndpoint
+
+    stream = out or sys.stdout
+    err = sys.stderr if out is None else out
+
+    def emit(line: str) -> None:
+        stream.write(line + "\n")
+        stream.flush()
+
+    project = project_to_serve(getattr(args, "project_dir", None))
+    host = getattr(args, "host", "127.0.0.1") or "127.0.0.1"
+    port = int(getattr(args, "port", 3001))
+    env_vars_path = getattr(args, "env_vars", None)
+    try:
+        env_vars = load_env_vars(env_vars_path)
+        endpoint = EmbeddedEndpoint(project, host=host, port=port, env_vars=env_vars, on_log=emit)
+    except EndpointError as error:
+        if error.path is None and env_vars_path:
+            raise EndpointError(error.detail, path=env_vars_path, field=error.field) from None
+        raise
+    endpoint.start()
+    try:
+        if not is_loopback(host):
+            err.write(
+                f"cfn-debug: warning: listening on {host}: the functions are exposed to "
+                "anyone who can reach this address (no authentication)\n"
+            )
+            err.flush()
+        label = "the bundled demo" if project == DEMO_DIR else str(project)
+        emit(f"Serving {label} at {endpoint.url} (Lambda Invoke API, Ctrl-C to stop)")
+        for name, spec in endpoint.functions.items():
+            emit(f"  {name}  {spec.handler}  (code {spec.code_dir}, timeout {spec.timeout_s:g} s)")
+        emit(
+            f"Invoke: aws lambda invoke --endpoint-url {endpoint.url} "
+            "--no-sign-request --function-name NAME --payload fileb://event.json out.json"
+        )
+        stop = threading.Event()
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        emit("Stopping.")
+    finally:
+        endpoint.stop()
+    return 0
