@@ -142,3 +142,13 @@ def test_logs_for_an_unknown_request_is_empty():
             ]
         )
     )
+
+
+def test_the_log_store_keeps_only_the_most_recent_invocations():
+    from cfn_debug.endpoint.logs import LogStore
+
+    store = LogStore(keep=3)
+    for i in range(5):
+        store.put(f"r{i}", [f"line {i}"])
+    assert store.get("r0") == [] and store.get("r1") == []
+    assert [store.get(f"r{i}") for i in (2, 3, 4)] == [["line 2"], ["line 3"], ["line 4"]]

@@ -10,10 +10,12 @@ with TCP_NODELAY, so keep-alive clients never wait on delayed ACKs.
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import json
 import re
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -80,6 +82,16 @@ class _InvokeHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         request_id = str(uuid.uuid4())
+        try:
+            self._invoke(request_id)
+        except (ConnectionError, TimeoutError):
+            raise
+        except Exception as error:  # the endpoint must outlive any one request's failure
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self._service_error(500, "ServiceException", "Service", str(error), request_id)
+
+    def _invoke(self, request_id: str) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         path, _, query = self.path.partition("?")
@@ -155,6 +167,12 @@ class _InvokeServer(ThreadingHTTPServer):
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, _InvokeHandler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hangs up mid-request is not an endpoint failure."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class EmbeddedEndpoint:

@@ -163,6 +163,12 @@ class _RuntimeApiServer(ThreadingHTTPServer):
         self.worker = worker
         super().__init__(("127.0.0.1", 0), _RuntimeApiHandler)
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A worker killed mid-request (timeout, restart) resets its connection: not news."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
 
 class Worker:
     """A handler process kept warm between invocations, with its own Runtime API listener."""

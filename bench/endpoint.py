@@ -1,0 +1,137 @@
+"""Embedded endpoint benchmark (DESIGN.md section 7). Run: /work/venv/bin/python bench/endpoint.py
+
+Warm invoke latency of a trivial handler through our endpoint, next to the same handler under AWS's
+Runtime Interface Emulator measured in the same run, over one keep-alive HTTP connection each
+(median and p95 of N invokes after a warm-up), their ratio (target: ours within 1.5x of the RIE),
+and cold start (worker spawn to first answer). The trivial handler is the bundled demo's READ via
+TestEntrypoint (its read.json sample event); without the demo, the endpoint test fixture's echo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from cfn_debug.endpoint import EmbeddedEndpoint  # noqa: E402
+from cfn_debug.endpoint.template import load_functions  # noqa: E402
+from support.rie import RIE_FUNCTION, find_rie_binary, start_rie  # noqa: E402
+
+DEMO = REPO / "tui" / "cfn_debug" / "demo"
+FIXTURE = REPO / "tests" / "endpoint" / "projects" / "basic"
+
+
+def _target(fixture: bool) -> tuple[Path, str, dict, dict[str, str]]:
+    """(project, function, event, extra env) of the trivial handler."""
+    read = REPO / "sample_events" / "read.json"
+    if not fixture and (DEMO / "template.yml").is_file() and read.is_file():
+        state = tempfile.mkdtemp(prefix="cfn-debug-bench-")
+        return DEMO, "TestEntrypoint", json.loads(read.read_text()), {"CFN_DEBUG_DEMO_STATE": state}
+    return FIXTURE, "Echo", {"tag": "bench"}, {}
+
+
+def _latencies(
+    client: httpx.Client, path: str, event: dict, count: int, warmup: int = 20
+) -> list[float]:
+    body = json.dumps(event).encode()
+    headers = {"Content-Type": "application/json"}
+    for _ in range(warmup):
+        client.post(path, content=body, headers=headers).raise_for_status()
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        response = client.post(path, content=body, headers=headers)
+        times.append(time.perf_counter() - start)
+        response.raise_for_status()
+    return times
+
+
+def _p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.3f} ms"
+
+
+def _batches(
+    ours: httpx.Client, ours_path: str, rie: httpx.Client, event: dict, count: int
+) -> tuple[list[float], list[float]]:
+    """Alternate batches between the two endpoints so machine load affects both alike."""
+    rie_path = f"/2015-03-31/functions/{RIE_FUNCTION}/invocations"
+    mine: list[float] = []
+    theirs: list[float] = []
+    batch = 25
+    for _ in range(max(count // batch, 1)):
+        mine += _latencies(ours, ours_path, event, batch, warmup=2)
+        theirs += _latencies(rie, rie_path, event, batch, warmup=2)
+    return mine, theirs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--invokes", type=int, default=300)
+    parser.add_argument("--cold", type=int, default=5, help="cold starts to measure")
+    parser.add_argument(
+        "--fixture", action="store_true", help="use the test fixture's echo, not the demo's READ"
+    )
+    args = parser.parse_args()
+
+    project, function, event, extra_env = _target(args.fixture)
+    spec = load_functions(project)[function]
+    path = f"/2015-03-31/functions/{function}/invocations"
+    print(f"handler: {spec.handler} ({function} of {project.relative_to(REPO)})")
+    have_rie = find_rie_binary() is not None
+
+    with (
+        EmbeddedEndpoint(project, env_vars={"Parameters": extra_env}) as endpoint,
+        httpx.Client(base_url=endpoint.url, timeout=60) as client,
+    ):
+        cold = []
+        for _ in range(args.cold):
+            endpoint.restart_workers()
+            start = time.perf_counter()
+            client.post(path, json=event).raise_for_status()
+            cold.append(time.perf_counter() - start)
+        if have_rie:
+            with (
+                start_rie(spec.code_dir, spec.handler, timeout_s=60, env=extra_env) as url,
+                httpx.Client(base_url=url, timeout=60) as rie,
+            ):
+                ours, theirs = _batches(client, path, rie, event, args.invokes)
+        else:
+            ours, theirs = _latencies(client, path, event, args.invokes), []
+    print(f"ours  warm invoke: median {_ms(statistics.median(ours))}  p95 {_ms(_p95(ours))}")
+    print(f"ours  cold start (spawn to first answer): median {_ms(statistics.median(cold))}")
+    if not have_rie:
+        print("RIE: no emulator binary available; no side-by-side figure")
+        return 0
+
+    rie_cold = []
+    for _ in range(args.cold):
+        with (
+            start_rie(spec.code_dir, spec.handler, timeout_s=60, env=extra_env) as url,
+            httpx.Client(base_url=url, timeout=60) as rie,
+        ):
+            start = time.perf_counter()
+            rie.post(f"/2015-03-31/functions/{RIE_FUNCTION}/invocations", json=event)
+            rie_cold.append(time.perf_counter() - start)
+    print(f"RIE   warm invoke: median {_ms(statistics.median(theirs))}  p95 {_ms(_p95(theirs))}")
+    print(f"RIE   cold start (first invoke after start): median {_ms(statistics.median(rie_cold))}")
+    ratio = statistics.median(ours) / statistics.median(theirs)
+    verdict = "within" if ratio <= 1.5 else "OVER"
+    print(f"ratio ours/RIE (median warm): {ratio:.2f}x  ({verdict} the 1.5x target)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
