@@ -171,14 +171,14 @@ def _apply(document: Any, changes: list[Change]) -> Any:
     return root[""]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_models)
 def test_a_model_against_itself_is_empty(model: dict[str, Any]) -> None:
     assert diff_models(model, model, None) == []
     assert diff_models(model, copy.deepcopy(model), SCHEMA) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_models, _models)
 def test_applying_the_changes_gives_after(before: dict[str, Any], after: dict[str, Any]) -> None:
     changes = diff_models(before, after, None)
@@ -186,7 +186,7 @@ def test_applying_the_changes_gives_after(before: dict[str, Any], after: dict[st
     assert _json_equal(_apply(before, changes), after)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_models, _models)
 def test_reversed_diff_swaps_added_and_removed(
     before: dict[str, Any], after: dict[str, Any]
@@ -203,7 +203,7 @@ _tags = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_tags, st.randoms(use_true_random=False))
 def test_permuting_an_unordered_array_is_no_change(tags: list[dict[str, str]], rnd: Any) -> None:
     shuffled = list(tags)
@@ -211,7 +211,7 @@ def test_permuting_an_unordered_array_is_no_change(tags: list[dict[str, str]], r
     assert diff_models({"Tags": tags}, {"Tags": shuffled}, SCHEMA) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_tags, _tags)
 def test_multiset_changes_give_after_as_a_multiset(
     before: list[dict[str, str]], after: list[dict[str, str]]

@@ -246,3 +246,15 @@ def test_input_errors_include_required(schema) -> None:
     assert ("", "'Name' is a required property") in errors
     assert ("/Tags/0", "'Value' is a required property") in errors
     assert schema.input_errors({"Name": "n"}) == []
+
+
+def test_unique_items_is_checked_by_hashing(schema) -> None:
+    tags = [{"Key": f"k{i}", "Value": "v"} for i in range(3_000)]
+    assert schema.model_errors({"Tags": tags}) == []  # pairwise this would take minutes
+    tags.append({"Value": "v", "Key": "k7"})
+    [(pointer, message)] = schema.model_errors({"Tags": tags})
+    assert pointer == "/Tags" and "elements 7 and 3000 are equal" in message
+    assert (
+        schema.model_errors({"Tags": [{"Key": "a", "Value": "1"}, {"Key": "a", "Value": "2"}]})
+        == []
+    )

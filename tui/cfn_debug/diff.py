@@ -163,12 +163,14 @@ def canonical_key(value: Any, schema: ResourceSchema | None, pattern: str) -> st
     Object keys are sorted; arrays below ``pattern`` that the schema marks insertionOrder false
     have their elements sorted (by their own canonical keys), at any depth.
     """
-    if schema is None or not _has_unordered_below(schema, pattern):
+    if schema is None or not schema.has_unordered_below(pattern):
         return _dumps(value)
     return _dumps(_canonical(value, schema, pattern))
 
 
 def _canonical(value: Any, schema: ResourceSchema, pattern: str) -> Any:
+    if not schema.has_unordered_below(pattern):
+        return value
     if isinstance(value, dict):
         return {k: _canonical(v, schema, join_pointer(pattern, k)) for k, v in value.items()}
     if isinstance(value, list):
@@ -177,10 +179,6 @@ def _canonical(value: Any, schema: ResourceSchema, pattern: str) -> Any:
             return sorted(items, key=_dumps)
         return items
     return value
-
-
-def _has_unordered_below(schema: ResourceSchema, pattern: str) -> bool:
-    return any(p == pattern or p.startswith(pattern + "/") for p in schema.unordered_array_pointers)
 
 
 def _dumps(value: Any) -> str:

@@ -15,7 +15,6 @@ treated as "anything goes" rather than as an error at validation time.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import warnings
@@ -150,8 +149,9 @@ class ResourceSchema:
         self.create_only = classes["createOnlyProperties"]
         self.deprecated = classes["deprecatedProperties"]
         self.unordered_array_pointers: frozenset[str] = frozenset(self._unordered_arrays())
-        self._shape_validator: Draft7Validator | None = None
-        self._input_validator: Draft7Validator | None = None
+        self._unordered_below: dict[str, bool] = {}
+        self._shape_validator: Any = None
+        self._input_validator: Any = None
 
     def __repr__(self) -> str:
         return f"ResourceSchema({self.type_name!r}, path={self.path!r})"
@@ -316,6 +316,17 @@ class ResourceSchema:
             return True
         return self.pattern_of(model_pointer) in self.unordered_array_pointers
 
+    def has_unordered_below(self, pattern: str) -> bool:
+        """Is there an insertionOrder-false array at ``pattern`` or anywhere below it?"""
+        found = self._unordered_below.get(pattern)
+        if found is None:
+            found = any(
+                p == pattern or p.startswith(pattern + "/") for p in self.unordered_array_pointers
+            )
+            if len(self._unordered_below) < 4096:
+                self._unordered_below[pattern] = found
+        return found
+
     def handler_timeout_s(self, action: Action) -> float:
         """handlers.<action>.timeoutInMinutes in seconds; 120 minutes when the schema has none."""
         handler = self.raw.get("handlers", {}).get(action.value.lower(), {})
@@ -382,7 +393,7 @@ class ResourceSchema:
     def input_errors(self, model: Any) -> list[tuple[str, str]]:
         """Full Draft 7, required included: the input assumption of create and update."""
         if self._input_validator is None:
-            self._input_validator = Draft7Validator(self._validation_copy)
+            self._input_validator = _InputValidator(self._validation_copy)
         return _errors(self._input_validator, model)
 
 
@@ -407,7 +418,40 @@ def _noop(*_args: Any) -> None:
     return None
 
 
-_ShapeValidator = extend(Draft7Validator, dict.fromkeys(SHAPE_EXEMPT_KEYWORDS, _noop))
+def _normalised(value: Any) -> Any:
+    """JSON equality as jsonschema sees it: 1 equals 1.0, true is not 1, key order is moot."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _normalised(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normalised(v) for v in value]
+    return value
+
+
+def _unique_items(
+    validator: Any, unique: Any, instance: Any, _schema: Any
+) -> Iterator[ValidationError]:
+    """uniqueItems by hashing: jsonschema compares arrays of objects pairwise, which takes
+    hours on a model with tens of thousands of elements."""
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: dict[str, int] = {}
+    for index, item in enumerate(instance):
+        key = json.dumps(_normalised(item), sort_keys=True, default=repr)
+        if key in seen:
+            yield ValidationError(
+                f"elements {seen[key]} and {index} are equal; the array must have unique items"
+            )
+            return
+        seen[key] = index
+
+
+_ShapeValidator = extend(
+    Draft7Validator,
+    {**dict.fromkeys(SHAPE_EXEMPT_KEYWORDS, _noop), "uniqueItems": _unique_items},
+)
+_InputValidator = extend(Draft7Validator, {"uniqueItems": _unique_items})
 
 
 def _errors(validator: Draft7Validator, model: Any) -> list[tuple[str, str]]:
@@ -449,22 +493,35 @@ def _search(pattern: str, key: str) -> bool:
 
 
 def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
-    """A copy for validation: references to other documents become ``{}``; no $id/$schema."""
+    """A copy for validation: local references inlined, references to other documents ``{}``.
 
-    def strip(node: Any) -> Any:
+    Inlining spares jsonschema a reference lookup for every array element it validates (the
+    largest part of its cost on models with long arrays); a recursive definition keeps its
+    ``$ref``, which jsonschema resolves against the root as usual. ``$id`` and ``$schema`` go,
+    so that a relative ``$id`` cannot change how the remaining references resolve.
+    """
+
+    def strip(node: Any, active: tuple[str, ...]) -> Any:
         if isinstance(node, dict):
             ref = node.get("$ref")
-            if isinstance(ref, str) and not ref.startswith("#"):
-                return {}
-            return {k: strip(v) for k, v in node.items()}
+            if isinstance(ref, str):
+                if not ref.startswith("#"):
+                    return {}
+                if ref in active or len(active) > _MAX_DEPTH:
+                    return {"$ref": ref}
+                target = resolve_pointer(raw, ref[1:])
+                if target is MISSING:
+                    return {}
+                return strip(target, (*active, ref))
+            return {k: strip(v, active) for k, v in node.items()}
         if isinstance(node, list):
-            return [strip(v) for v in node]
+            return [strip(v, active) for v in node]
         return node
 
-    data = strip(copy.deepcopy(raw))
+    data: dict[str, Any] = strip(raw, ())
     data.pop("$id", None)
     data.pop("$schema", None)
-    return data  # type: ignore[no-any-return]
+    return data
 
 
 # --- loading and self-validation ----------------------------------------------------------------
