@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
@@ -99,3 +100,8 @@ def screen_text(app: object) -> str:
     console = Console(width=width, height=height, file=io.StringIO(), record=True)
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text()
+
+
+def set_text(area: TextArea, text: str) -> None:
+    """Replace everything in a TextArea as an edit (it posts Changed, as typing does)."""
+    area.replace(text, area.document.start, area.document.end)

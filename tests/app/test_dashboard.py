@@ -23,6 +23,7 @@ from .helpers import (
     run_event,
     screen_text,
     select_event,
+    set_text,
     status_prompt,
     wait_until,
 )
@@ -131,8 +132,7 @@ async def test_step_mode_one_invocation_per_key_with_editable_context(demo_state
         edited = dict(awaiting.callback_context or {})
         edited["editedInTest"] = True
         area = app.screen.query_one(TextArea)
-        area.select_all()
-        area.insert(json.dumps(edited))
+        set_text(area, json.dumps(edited))
         await pilot.pause()
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "editor to close")
@@ -197,21 +197,18 @@ async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_sta
 
         bad = json.loads(json.dumps(original))
         bad["request"]["desiredResourceState"]["Size"] = "big"
-        area.select_all()
-        area.insert(json.dumps(bad, indent=2))
+        set_text(area, json.dumps(bad, indent=2))
         await pilot.pause()
         assert any("/Size" in p for p in editor.problems), editor.problems
         assert "/Size" in screen_text(app)
 
-        area.select_all()
-        area.insert("{ not json")
+        set_text(area, "{ not json")
         await pilot.pause()
         assert editor.problems and editor.problems[0].startswith("JSON: line 1")
 
         good = json.loads(json.dumps(original))
         good["request"]["desiredResourceState"]["Name"] = "edited-in-the-dashboard"
-        area.select_all()
-        area.insert(json.dumps(good, indent=2))
+        set_text(area, json.dumps(good, indent=2))
         area.move_cursor(area.document.end)
         await pilot.press("space")  # typing keeps validating
         await pilot.pause()
@@ -275,10 +272,12 @@ async def test_a_broken_event_file_is_listed_with_its_error(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         panel = app.query_one(EventsPanel)
-        labels = [str(node.label) for node in panel.root.children]
-        assert any("not loaded" in label for label in labels), labels
-        text = screen_text(app)
-        assert "broken.json" in text
+        groups = [node for node in panel.root.children if "not loaded" in str(node.label)]
+        assert len(groups) == 1, [str(node.label) for node in panel.root.children]
+        messages = [str(leaf.label) for leaf in groups[0].children]
+        assert len(messages) == 1
+        assert "broken.json" in messages[0] and "line 1" in messages[0]
+        assert "1 event file(s) not loaded" in screen_text(app)
 
 
 async def test_command_palette_runs_an_event_by_name(demo_state: Path) -> None:
@@ -286,12 +285,12 @@ async def test_command_palette_runs_an_event_by_name(demo_state: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await pilot.press("ctrl+p")
-        await pilot.press(*"Run read (READ)")
+        await pilot.press(*"Run sample_events/read (READ)")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.view.ended and not app.running, "the read run")
         assert app.view.event_index is not None
-        assert app.events[app.view.event_index].name == "read"
+        assert app.events[app.view.event_index].name == "sample_events/read"
         assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
 
 

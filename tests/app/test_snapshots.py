@@ -15,7 +15,7 @@ from textual.widgets import TextArea
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.screens.json_editor import JsonEditor
 
-from .helpers import demo_config, opened, run_event, select_event, wait_until
+from .helpers import demo_config, opened, run_event, select_event, set_text, wait_until
 
 SIZE = (120, 36)
 
@@ -68,8 +68,7 @@ def test_event_editor_with_a_schema_problem(snap_compare, demo_state: Path) -> N
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, JsonEditor), "the editor")
         area = app.screen.query_one(TextArea)
-        area.select_all()
-        area.insert(json.dumps(data, indent=2))
+        set_text(area, json.dumps(data, indent=2))
         area.move_cursor((0, 0))
         await pilot.pause()
 

@@ -129,8 +129,8 @@ class CfnDebugApp(App[int]):
         self.control: ChainControl | None = None
         self.running = False
         self.pending_context: Any = ...
-        self._lock = threading.Lock()
-        self._closing = False
+        self._workspace_lock = threading.Lock()
+        self._shutting_down = False
         self._watch_stop: asyncio.Event | None = None
         if self.config.deterministic:
             self.animation_level = "none"
@@ -189,8 +189,8 @@ class CfnDebugApp(App[int]):
                 WorkspaceFailed(f"{type(error).__name__}: {error}", error_hint(error))
             )
             return
-        with self._lock:
-            closing = self._closing
+        with self._workspace_lock:
+            closing = self._shutting_down
             if not closing:
                 self.workspace = workspace
         if closing:
@@ -199,6 +199,8 @@ class CfnDebugApp(App[int]):
         self.post_message(WorkspaceReady(workspace))
 
     def on_workspace_ready(self, message: WorkspaceReady) -> None:
+        if not self._ui_alive():
+            return
         workspace = message.workspace
         self.workspace_error = None
         self.events = list(workspace.events)
@@ -233,6 +235,8 @@ class CfnDebugApp(App[int]):
             self._watch_sources()
 
     def on_workspace_failed(self, message: WorkspaceFailed) -> None:
+        if not self._ui_alive():
+            return
         self.workspace_error = (message.error, message.hint)
         self.query_one(SessionHeader).type_name = "(no project)"
         self.query_one(RunStatus).show(
@@ -242,6 +246,10 @@ class CfnDebugApp(App[int]):
                 tone="error",
             )
         )
+
+    def _ui_alive(self) -> bool:
+        """False while the app shuts down and a late message arrives after the widgets went."""
+        return bool(self.query(RunStatus))
 
     def _project_root(self) -> Path | None:
         if self.workspace is None:
@@ -259,8 +267,8 @@ class CfnDebugApp(App[int]):
         self.query_one(SessionHeader).function = function
 
     def _close_workspace(self) -> None:
-        with self._lock:
-            self._closing = True
+        with self._workspace_lock:
+            self._shutting_down = True
             workspace, self.workspace = self.workspace, None
         if self._watch_stop is not None:
             self._watch_stop.set()
@@ -443,6 +451,8 @@ class CfnDebugApp(App[int]):
             self.post_message(RunFinished(generation))
 
     def on_chain_update(self, message: ChainUpdate) -> None:
+        if not self._ui_alive():
+            return
         if message.generation != self.view.generation:
             return  # a chain that was replaced by a newer run
         record = message.event
@@ -503,6 +513,8 @@ class CfnDebugApp(App[int]):
         self._refresh_detail()
 
     def on_run_failed(self, message: RunFailed) -> None:
+        if not self._ui_alive():
+            return
         if message.generation != self.view.generation:
             return
         self.view.ended = True
@@ -520,6 +532,8 @@ class CfnDebugApp(App[int]):
         self._refresh_detail(message.cursor_row)
 
     def _refresh_detail(self, row: int | None = None) -> None:
+        if not self._ui_alive():
+            return
         steps = self.view.steps or []
         timeline = self.query_one(Timeline)
         if row is None:
@@ -641,6 +655,8 @@ class CfnDebugApp(App[int]):
         self.post_message(SourceReloaded(name, reload))
 
     def on_source_reloaded(self, message: SourceReloaded) -> None:
+        if not self._ui_alive():
+            return
         workspace = self.workspace
         if workspace is None:
             return

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
 
 ACTION_ORDER = ("CREATE", "READ", "UPDATE", "DELETE", "LIST")
+SOURCE_ORDER = ("sample_events", "sam-tests", "inputs", "example_inputs")
 
 
 def _action_name(event: EventSpec) -> str:
@@ -61,21 +62,22 @@ class EventsPanel(Tree[int]):
         for index, event in enumerate(events):
             groups[(_action_name(event), event_source(event, root))].append(index)
 
-        def order(key: tuple[str, str]) -> tuple[int, str]:
+        def order(key: tuple[str, str]) -> tuple[int, int, str]:
             action, source = key
             rank = ACTION_ORDER.index(action) if action in ACTION_ORDER else len(ACTION_ORDER)
-            return rank, source
+            folder = SOURCE_ORDER.index(source) if source in SOURCE_ORDER else len(SOURCE_ORDER)
+            return rank, folder, source
 
+        if errors:
+            branch = self.root.add(f"⚠ {len(errors)} event file(s) not loaded", expand=True)
+            for message in errors:
+                branch.add_leaf(message)
         for key in sorted(groups, key=order):
             action, source = key
             branch = self.root.add(f"{action} · {source}", expand=True)
             for index in groups[key]:
                 label = short_name(events[index]) + (" *" if index in edited else "")
                 self._leaves[index] = branch.add_leaf(label, data=index)
-        if errors:
-            branch = self.root.add(f"⚠ {len(errors)} event file(s) not loaded", expand=True)
-            for message in errors:
-                branch.add_leaf(message)
         if not events:
             self.root.add_leaf("No events found (sample_events/, sam-tests/, inputs/)")
 
