@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from export_sample import CREDENTIALS, ENTRY_TOKEN, PASSWORD, WRITE_ONLY, WRITE_ONLY_VALUES
 
 from cfn_debug.export import FORMATS, WRITE_ONLY_MASK, Masker, export_session
-from cfn_debug.export.masking import pointer_parts, redact_credential_text
+from cfn_debug.export.masking import (
+    pointer_parts,
+    record_dict,
+    redact_credential_text,
+    trie_pattern,
+)
 from cfn_debug.records import Change, ChangeKind
 from cfn_debug.redact import REDACTED
 from cfn_debug.session import Session
@@ -139,3 +145,35 @@ def test_free_text_loses_what_looks_like_a_secret_key(line: str, redacted: bool)
     assert (redact_credential_text(line) != line) is redacted
     if redacted:
         assert REDACTED in redact_credential_text(line)
+
+
+def test_record_dict_is_to_dict_without_the_copies(session: Session) -> None:
+    for run in session.runs:
+        assert record_dict(run) == run.to_dict()
+    progress = session.runs[0].steps[0].result.progress
+    assert record_dict(session.runs[0])["steps"][0]["result"]["progress"] is progress
+
+
+def test_trie_pattern_finds_every_word_and_prefers_the_longest() -> None:
+    words = ["secret-one", "secret-one-longer", "secret-two", "other(1)*", "sécret"]
+    pattern = trie_pattern(words)
+    assert pattern is not None
+    for word in words:
+        assert pattern.fullmatch(word), word
+    text = "a secret-one-longer b secret-one c secret-tw d other(1)* sécret"
+    assert pattern.sub("#", text) == "a # b # c secret-tw d # #"
+    assert trie_pattern([]) is None
+
+
+def test_run_json_is_the_masked_run_dict_as_json(session: Session) -> None:
+    masker = Masker(WRITE_ONLY, runs=session.runs)
+    for run in session.runs:
+        assert json.loads(masker.run_json(run)) == masker.run_dict(run)
+
+
+def test_text_formats_get_steps_without_request_or_models(session: Session) -> None:
+    masker = Masker(WRITE_ONLY, runs=session.runs)
+    step = masker.run(session.runs[0], models=False).steps[0]
+    assert step.request == {}
+    assert step.result.progress == {"status": "IN_PROGRESS", "message": ""}
+    assert step.result.logs[1] == session.runs[0].steps[0].result.logs[1]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import CfnDebugError, JournalError
+from cfn_debug.export.collector import collector_paused
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import is_transcript, transcript_from_data
 from cfn_debug.export.source import runs_and_meta
@@ -33,7 +34,8 @@ def load_session(path: Path) -> Session:
             "expected UTF-8 text (a journal or a JSON transcript)", path=path
         ) from None
     try:
-        data = json.loads(text)
+        with collector_paused():
+            data = json.loads(text)
     except json.JSONDecodeError:
         data = None  # several JSON lines: a journal
     if is_transcript(data) or (isinstance(data, dict) and "format" in data and "runs" in data):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
+from cfn_debug.export.collector import collector_paused
 from cfn_debug.export.html import write_html
 from cfn_debug.export.json import write_json
 from cfn_debug.export.junit import write_junit
@@ -41,5 +42,6 @@ def export_session(
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
     runs, meta = runs_and_meta(session)
-    masker = Masker(write_only, reveal_write_only=reveal_write_only, runs=runs)
-    FORMATS[fmt][0](runs, redact(meta), out, masker)
+    with collector_paused():
+        masker = Masker(write_only, reveal_write_only=reveal_write_only, runs=runs)
+        FORMATS[fmt][0](runs, redact(meta), out, masker)

@@ -78,10 +78,8 @@ def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
     The rule catalogue is optional for exports: an unknown rule, or no catalogue, gives None.
     """
     try:
-        try:
-            from cfn_debug.contract import rule  # type: ignore[attr-defined]
-        except ImportError:
-            from cfn_debug.contract.rules import rule
+        from cfn_debug.contract.rules import rule  # the catalogue alone: no checks, no jsonschema
+
         entry = rule(rule_id)
         sentence = entry.contract_for(action) if action is not None else entry.contract
     except Exception:

@@ -230,6 +230,6 @@ def write_html(
                 f"{_e(redact_text(status))}</span></li>\n"
             )
         out.write("</ul></nav>\n")
-    for i, run in enumerate(masker.runs(runs)):
+    for i, run in enumerate(masker.runs(runs, models=False)):
         _write_run(i, run, out)
     out.write("</body>\n</html>\n")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cfn_debug.errors import JournalError
+from cfn_debug.export.collector import collector_paused
 from cfn_debug.export.masking import Masker
 from cfn_debug.export.source import session_from
 from cfn_debug.export.validation import check_run
@@ -50,7 +51,7 @@ def write_json(
     out.write(', "runs": [')
     for i, run in enumerate(runs):
         out.write(",\n" if i else "\n")
-        out.write(json.dumps(masker.run_dict(run), ensure_ascii=False))
+        out.write(masker.run_json(run))
     out.write("\n]}\n")
 
 
@@ -80,9 +81,10 @@ def transcript_from_data(data: Any, path: Path) -> Session:
     if not isinstance(runs, list):
         raise JournalError("expected a list of runs", path=path, field="runs")
     records = []
-    for i, run in enumerate(runs):
-        check_run(run, path, f"runs[{i}]")
-        records.append(RunRecord.from_dict(run))
+    with collector_paused():
+        for i, run in enumerate(runs):
+            check_run(run, path, f"runs[{i}]")
+            records.append(RunRecord.from_dict(run))
     return session_from(records, meta, path)
 
 
@@ -96,7 +98,8 @@ def load_transcript(path: str | Path) -> Session:
     except UnicodeDecodeError:
         raise JournalError("expected UTF-8 text", path=path) from None
     try:
-        data = json.loads(text)
+        with collector_paused():
+            data = json.loads(text)
     except json.JSONDecodeError as error:
         raise JournalError(
             f"expected JSON: {error.msg} at line {error.lineno} column {error.colno}",

@@ -200,5 +200,5 @@ def write_markdown(
 ) -> None:
     """Write the Markdown transcript of ``runs`` (masked by ``masker``) to ``out``."""
     _write_header(meta, masker, out)
-    for run in masker.runs(runs):
+    for run in masker.runs(runs, models=False):
         _write_run(run, out)

@@ -22,10 +22,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import fields, is_dataclass
+from enum import Enum
 from typing import Any
 
 from cfn_debug.records import RunRecord
-from cfn_debug.redact import CREDENTIAL_CONTAINERS, REDACTED, SECRET_KEYS, redact
+from cfn_debug.redact import REDACTED, redact
 
 WRITE_ONLY_MASK = "***WRITE-ONLY***"
 MIN_SCRUB_LEN = 6
@@ -121,18 +123,83 @@ def _strings(value: Any) -> Iterator[str]:
         yield json.dumps(value)
 
 
-def _credential_values(value: Any, into: set[str]) -> None:
-    """Collect the credential strings of a request (before redaction hides them)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            lowered = key.lower() if isinstance(key, str) else key
-            if lowered in CREDENTIAL_CONTAINERS or lowered in SECRET_KEYS:
-                into.update(_strings(item))
-            else:
-                _credential_values(item, into)
-    elif isinstance(value, list):
-        for item in value:
-            _credential_values(item, into)
+def trie_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    """One regex matching any of ``words``, shaped as a prefix tree.
+
+    A plain alternation of hundreds of secrets makes the regex engine try each at every
+    position; the tree shares prefixes, so a scan costs about one step per character. Longer
+    words win over their own prefixes (greedy, longest branch first).
+    """
+    trie: dict[str, Any] = {}
+    for word in words:
+        if not word:
+            continue
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    if not trie:
+        return None
+
+    def build(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(c) + build(node[c]) for c in sorted(node) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return f"(?:{body})?"
+        return body
+
+    return re.compile(build(trie))
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_SHARED = frozenset({str, int, float, bool, type(None), dict})
+
+
+def record_dict(value: Any) -> Any:
+    """What ``to_dict`` gives for a record, without copying the JSON payloads inside it.
+
+    ``dataclasses.asdict`` deep-copies every model and log list; the masking never mutates what
+    it is given (it builds new containers where it changes something), so sharing is safe and
+    several times faster on a 10,000-step session.
+    """
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind)
+    if names is not None:
+        out = {}
+        for name in names:
+            item = getattr(value, name)
+            # Most fields are strings, numbers or JSON payloads: no call for those.
+            out[name] = item if type(item) in _SHARED else record_dict(item)
+        return out
+    if kind in _SHARED:
+        return value
+    if isinstance(value, Enum):
+        return value.value
+    if kind is list:
+        if value and is_dataclass(value[0]):
+            return [record_dict(item) for item in value]
+        return value
+    if is_dataclass(value) and not isinstance(value, type):
+        _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+        return record_dict(value)
+    return value
+
+
+def _credential_locations(request: Any) -> Iterator[Any]:
+    """Where a sam-style event or a HandlerRequest carries credentials."""
+    if not isinstance(request, dict):
+        return
+    for key in ("credentials", "bearerToken"):
+        if key in request:
+            yield request[key]
+    data = request.get("requestData")
+    if isinstance(data, dict):
+        for key in ("callerCredentials", "providerCredentials"):
+            if key in data:
+                yield data[key]
 
 
 def _redact_free_text(step: dict[str, Any]) -> dict[str, Any]:
@@ -155,6 +222,18 @@ def _redact_free_text(step: dict[str, Any]) -> dict[str, Any]:
     return {**step, "result": result, "findings": findings}
 
 
+_SUMMARY_PROGRESS = ("status", "errorCode", "message")
+
+
+def _summary_step(step: dict[str, Any]) -> dict[str, Any]:
+    result = step["result"]
+    progress = result.get("progress")
+    if isinstance(progress, dict):
+        progress = {k: progress[k] for k in _SUMMARY_PROGRESS if k in progress}
+        result = {**result, "progress": progress}
+    return {**step, "request": {}, "result": result}
+
+
 class Masker:
     """Masks runs for export. Build it over the whole session so every secret is known first."""
 
@@ -173,7 +252,8 @@ class Masker:
         credentials: set[str] = set()
         for run in runs:
             for step in run.steps:
-                _credential_values(step.request, credentials)
+                for location in _credential_locations(step.request):
+                    credentials.update(_strings(location))
                 if not self.write_only:
                     continue
                 for model in self._step_models(step.request, step.result.progress):
@@ -185,14 +265,10 @@ class Masker:
         self.credentials = frozenset(credentials)
         self._replacement = {**dict.fromkeys(self.secrets, WRITE_ONLY_MASK)}
         self._replacement.update(dict.fromkeys(self.credentials, REDACTED))
-        # Longest first, so a secret that contains another is replaced whole.
-        ordered = sorted(self._replacement, key=len, reverse=True)
-        self._scrub = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._scrub = trie_pattern(self._replacement)
         # The same secrets as json.dumps writes them inside a string, to find them in one pass.
-        self._detect = (
-            re.compile("|".join(re.escape(json.dumps(s)[1:-1]) for s in ordered))
-            if ordered
-            else None
+        self._detect = trie_pattern(
+            json.dumps(s, ensure_ascii=False)[1:-1] for s in self._replacement
         )
 
     @property
@@ -268,15 +344,21 @@ class Masker:
             return [self._scrub_value(v) for v in value]
         return value
 
-    def _scrub_step(self, step: dict[str, Any]) -> dict[str, Any]:
-        if self._detect is None or not self._detect.search(json.dumps(step, ensure_ascii=False)):
-            return step
-        return self._scrub_value(step)  # type: ignore[no-any-return]
+    def _scrub_step(self, step: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The step with the session's secret values scrubbed, and its JSON text."""
+        text = json.dumps(step, ensure_ascii=False)
+        if self._detect is None or not self._detect.search(text):
+            return step, text
+        step = self._scrub_value(step)
+        return step, json.dumps(step, ensure_ascii=False)
 
-    def run_dict(self, run: RunRecord) -> dict[str, Any]:
-        """The run as ``RunRecord.to_dict`` gives it, with everything an export must hide hidden."""
-        data: dict[str, Any] = redact(run.to_dict())
-        steps = []
+    def _masked(self, run: RunRecord, models: bool) -> tuple[dict[str, Any], list[str]]:
+        data: dict[str, Any] = record_dict(run)
+        if not models:
+            # Only what the text formats show: no request, the ProgressEvent's status fields.
+            data["steps"] = [_summary_step(step) for step in data["steps"]]
+        data = redact(data)
+        steps, texts = [], []
         for step in data["steps"]:
             if self.write_only:
                 step = {
@@ -291,16 +373,38 @@ class Masker:
                     "diff_request": [self._mask_change(c) for c in step["diff_request"]],
                     "diff_previous": [self._mask_change(c) for c in step["diff_previous"]],
                 }
-            steps.append(self._scrub_step(_redact_free_text(step)))
+            step, text = self._scrub_step(_redact_free_text(step))
+            steps.append(step)
+            texts.append(text)
         data["steps"] = steps
         if self._scrub is not None:
             data["chain_findings"] = self._scrub_value(data["chain_findings"])
-        return data
+        return data, texts
 
-    def run(self, run: RunRecord) -> RunRecord:
-        return RunRecord.from_dict(self.run_dict(run))
+    def run_dict(self, run: RunRecord, *, models: bool = True) -> dict[str, Any]:
+        """The run as ``RunRecord.to_dict`` gives it, with everything an export must hide hidden.
 
-    def runs(self, runs: Iterable[RunRecord]) -> Iterator[RunRecord]:
+        ``models=False`` leaves out what the Markdown, HTML and JUnit writers never show (the
+        request payload; the ProgressEvent beyond status, errorCode and message), which makes
+        masking a long session several times cheaper.
+        """
+        return self._masked(run, models)[0]
+
+    def run_json(self, run: RunRecord) -> str:
+        """``json.dumps(self.run_dict(run))``, reusing the text the secret scan produced."""
+        data, texts = self._masked(run, True)
+        parts = [
+            f'"steps": [{", ".join(texts)}]'
+            if key == "steps"
+            else f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
+            for key, value in data.items()
+        ]
+        return "{" + ", ".join(parts) + "}"
+
+    def run(self, run: RunRecord, *, models: bool = True) -> RunRecord:
+        return RunRecord.from_dict(self.run_dict(run, models=models))
+
+    def runs(self, runs: Iterable[RunRecord], *, models: bool = True) -> Iterator[RunRecord]:
         """Masked copies, one at a time, so a writer streams without holding two sessions."""
         for run in runs:
-            yield self.run(run)
+            yield self.run(run, models=models)
