@@ -38,8 +38,14 @@ def lambda_client(url: str):
 @pytest.fixture(scope="module", params=BOOTSTRAPS)
 def endpoint(request: pytest.FixtureRequest) -> Iterator[EmbeddedEndpoint]:
     """The basic fixture project, served with each bootstrap in turn."""
-    saved = os.environ.get("AWS_ACCESS_KEY_ID")
-    os.environ["AWS_ACCESS_KEY_ID"] = HOST_SECRET
+    host = {
+        "AWS_ACCESS_KEY_ID": HOST_SECRET,
+        "FROM_GLOBALS": "shell",  # declared by the template: the shell's value wins
+        "OVERRIDDEN": "shell",  # declared, but --env-vars wins over the shell
+        "UNDECLARED_HOST_VARIABLE": "shell",  # not declared: never passed
+    }
+    saved = {key: os.environ.get(key) for key in host}
+    os.environ.update(host)
     try:
         ep = EmbeddedEndpoint(
             BASIC,
@@ -50,10 +56,11 @@ def endpoint(request: pytest.FixtureRequest) -> Iterator[EmbeddedEndpoint]:
         )
         ep.start()
     finally:
-        if saved is None:
-            os.environ.pop("AWS_ACCESS_KEY_ID", None)
-        else:
-            os.environ["AWS_ACCESS_KEY_ID"] = saved
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
     ep.bootstrap = request.param  # type: ignore[attr-defined]
     yield ep
     ep.stop()

@@ -221,7 +221,9 @@ def test_the_handler_sees_lambdas_environment(endpoint, http):
     assert env["LAMBDA_TASK_ROOT"] == code_dir
     assert env["_HANDLER"] == "handlers.environment"
     assert env["TZ"] == ":UTC"
-    assert env["FROM_GLOBALS"] == "globals"
+    assert env["FROM_GLOBALS"] == "shell"
+    assert "UNDECLARED_HOST_VARIABLE" not in env
+    assert env["AWS_SAM_LOCAL"] == "true"
     assert env["FROM_PARAMETERS"] == "p"
     assert env["OVERRIDDEN"] == "cli"
     assert env["FROM_SUB"] == "${AWS::Region}-thing"

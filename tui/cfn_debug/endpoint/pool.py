@@ -49,9 +49,11 @@ def lambda_environment(
 ) -> dict[str, str]:
     """The environment a handler sees in Lambda, plus the template's and --env-vars' variables.
 
-    Overrides follow `sam local --env-vars`: ``Parameters`` apply to every function, then the
-    section named after the function. Unlike SAM, a variable the template does not declare is
-    still set (SAM silently ignores it, a frequent surprise). The host's AWS credentials are not
+    Precedence follows `sam local`: the template's value, else the shell's value of a variable
+    the template declares, else the --env-vars file (``Parameters`` for every function, then the
+    section named after the function). Unlike SAM, a variable from the file that the template
+    does not declare is still set (SAM silently ignores it, a frequent surprise); a shell
+    variable the template does not declare is not passed. The host's AWS credentials are not
     passed, and the shared credential/config files are hidden, so a handler cannot pick them up.
     """
     env = {key: os.environ[key] for key in HOST_ESSENTIALS if key in os.environ}
@@ -66,6 +68,7 @@ def lambda_environment(
             "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
             "AWS_LAMBDA_LOG_GROUP_NAME": f"/aws/lambda/{spec.name}",
             "AWS_LAMBDA_LOG_STREAM_NAME": "$LATEST",
+            "AWS_SAM_LOCAL": "true",  # as `sam local` sets it; handlers may test it
             "AWS_EXECUTION_ENV": f"AWS_Lambda_{spec.runtime or 'python3'}",
             "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
             "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
@@ -79,7 +82,9 @@ def lambda_environment(
             "PYTHONUNBUFFERED": "1",
         }
     )
-    env.update(spec.environment)
+    for name, value in spec.environment.items():
+        # As `sam local`: a variable the template declares takes the shell's value when set.
+        env[name] = os.environ.get(name, value)
     for section in ("Parameters", spec.name):
         env.update((overrides or {}).get(section, {}))
     return env
