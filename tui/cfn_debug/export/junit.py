@@ -38,6 +38,12 @@ def xml_attr(value: object) -> str:
     return text.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
 
 
+def _headline(message: str, limit: int = 200) -> str:
+    """The first line of a message, for the one-line ``message`` attribute CI tools show."""
+    line = message.strip().splitlines()[0] if message.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def _time(value: float) -> str:
     return f"{max(value, 0.0):.3f}"
 
@@ -68,13 +74,13 @@ def _write_case(
     for finding in findings:
         if finding.level is Level.MUST:
             out.write(
-                f'      <failure message="{xml_attr(finding.message)}" '
+                f'      <failure message="{xml_attr(_headline(finding.message))}" '
                 f'type="{xml_attr(finding.rule_id)}">{xml_text(_finding_text(finding, action))}'
                 "</failure>\n"
             )
     if step is not None and step.result.kind is not OutcomeKind.PROGRESS:
         result = step.result
-        message = result.error_message or result.kind.value
+        message = _headline(result.error_message or "") or result.kind.value
         detail = "\n".join(result.stack_trace) or result.body_excerpt
         out.write(
             f'      <error message="{xml_attr(message)}" type="{xml_attr(result.kind.value)}">'
