@@ -24,6 +24,21 @@ def step_error_code(step: Step) -> str | None:
     return code if isinstance(code, str) and code else None
 
 
+def step_problem(step: Step) -> str | None:
+    """One line on what went wrong in a step: an outcome without a ProgressEvent, or FAILED."""
+    result = step.result
+    if result.kind is not OutcomeKind.PROGRESS:
+        detail = ": ".join(x for x in (result.error_type, result.error_message) if x)
+        return f"{result.kind.value}: {detail}" if detail else result.kind.value
+    if result.status == "FAILED":
+        code = step_error_code(step)
+        progress = result.progress or {}
+        message = progress.get("message") if isinstance(progress.get("message"), str) else ""
+        head = f"FAILED ({code})" if code else "FAILED"
+        return f"{head}: {message}" if message else f"{head}, with no message"
+    return None
+
+
 def status_class(status: str | None) -> str:
     """A CSS-ish class for a status: success, failed, progress or other."""
     if status == "SUCCESS":

@@ -18,12 +18,13 @@ from cfn_debug.export.formatting import (
     seconds,
     status_class,
     step_error_code,
+    step_problem,
     step_status,
     timing_class,
     visible,
 )
 from cfn_debug.export.masking import Masker
-from cfn_debug.records import Action, Change, Finding, Level, OutcomeKind, RunRecord, Step
+from cfn_debug.records import Action, Change, Finding, Level, RunRecord, Step
 from cfn_debug.redact import redact_text
 
 # The dashboard's palette (Textual's dark theme): background, surface, text, and the status colours.
@@ -183,18 +184,15 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
             if step.diff_request:
                 _write_changes(f"Step {step.index}, against its request:", step.diff_request, out)
 
-    problems = [s for s in run.steps if s.result.kind is not OutcomeKind.PROGRESS]
+    problems = [(s, p) for s in run.steps if (p := step_problem(s))]
     if problems:
         out.write("<h3>Invocation errors</h3>\n")
-        for step in problems:
-            result = step.result
-            detail = ": ".join(x for x in (result.error_type, result.error_message) if x)
-            lines = result.stack_trace or result.body_excerpt.splitlines()
-            _write_pre(
-                f"Step {step.index}: {result.kind.value}" + (f": {detail}" if detail else ""),
-                lines,
-                out,
-            )
+        for step, problem in problems:
+            lines = step.result.stack_trace or step.result.body_excerpt.splitlines()
+            if lines:
+                _write_pre(f"Step {step.index}: {problem}", lines, out)
+            else:
+                out.write(f"<p>Step {step.index}: {_e(problem)}</p>\n")
 
     logged = [s for s in run.steps if s.result.logs]
     if logged:

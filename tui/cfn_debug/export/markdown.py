@@ -20,12 +20,13 @@ from cfn_debug.export.formatting import (
     run_status,
     seconds,
     step_error_code,
+    step_problem,
     step_status,
     timing_class,
     visible,
 )
 from cfn_debug.export.masking import Masker
-from cfn_debug.records import Action, Change, Finding, OutcomeKind, RunRecord, Step
+from cfn_debug.records import Action, Change, Finding, RunRecord, Step
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]<>|~#!&])")
 _BACKTICKS = re.compile(r"`+")
@@ -170,19 +171,13 @@ def _write_run(run: RunRecord, out: TextIO) -> None:
             if step.diff_request:
                 _write_changes(f"Step {step.index}, against its request:", step.diff_request, out)
 
-    problems = [s for s in run.steps if s.result.kind is not OutcomeKind.PROGRESS]
+    problems = [(s, p) for s in run.steps if (p := step_problem(s))]
     if problems:
         out.write("### Invocation errors\n\n")
-        for step in problems:
-            result = step.result
-            detail = ": ".join(x for x in (result.error_type, result.error_message) if x)
-            out.write(
-                f"- Step {step.index}: {result.kind.value}"
-                + (f": {text(detail)}" if detail else "")
-                + "\n"
-            )
+        for step, problem in problems:
+            out.write(f"- Step {step.index}: {text(problem)}\n")
         out.write("\n")
-        for step in problems:
+        for step, _ in problems:
             if step.result.stack_trace or step.result.body_excerpt:
                 lines = step.result.stack_trace or step.result.body_excerpt.splitlines()
                 _write_details(f"Step {step.index}: {step.result.kind.value} detail", lines, out)
