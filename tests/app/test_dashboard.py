@@ -194,6 +194,9 @@ async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_sta
         editor = app.screen
         assert isinstance(editor, JsonEditor)
         area = editor.query_one(TextArea)
+        secret = original["credentials"]["secretAccessKey"]
+        assert secret not in area.text and secret not in screen_text(app)
+        original = json.loads(area.text)  # what the editor shows: credentials redacted
 
         bad = json.loads(json.dumps(original))
         bad["request"]["desiredResourceState"]["Size"] = "big"
@@ -218,6 +221,8 @@ async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_sta
         await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "editor to close")
 
         assert index in app.edited
+        # The credentials the editor hid are the file's own again.
+        assert app.events[index].data["credentials"]["secretAccessKey"] == secret
         assert "create *" in screen_text(app)
         await pilot.press("r")
         await wait_until(pilot, lambda: app.view.ended and not app.running, "the edited run")

@@ -62,12 +62,12 @@ def test_event_editor_with_a_schema_problem(snap_compare, demo_state: Path) -> N
     async def run(pilot: Pilot) -> None:
         app = pilot.app
         assert isinstance(app, CfnDebugApp)
-        index = await select_event(pilot, "create")
-        data = json.loads(json.dumps(app.events[index].data))
-        data["request"]["desiredResourceState"]["Color"] = "plaid"
+        await select_event(pilot, "create")
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, JsonEditor), "the editor")
         area = app.screen.query_one(TextArea)
+        data = json.loads(area.text)  # credentials redacted
+        data["request"]["desiredResourceState"]["Color"] = "plaid"
         set_text(area, json.dumps(data, indent=2))
         area.move_cursor((0, 0))
         await pilot.pause()

@@ -322,10 +322,12 @@ class CfnDebugApp(App[int]):
         if spec is None or index is None:
             self.bell()
             return
-        where = str(spec.path) if spec.path is not None else spec.name
+        from cfn_debug.redact import redact
+
         editor = JsonEditor(
-            f"Event {spec.name} ({where}): edits apply to this session; $EDITOR (E) edits the file",
-            spec.data,
+            f"Event {spec.name}: edits apply to this session (credentials stay as they are); "
+            "E opens the file in $EDITOR",
+            redact(spec.data),
             self._event_problems,
             allow_with_problems=True,
         )
@@ -337,6 +339,7 @@ class CfnDebugApp(App[int]):
         from cfn_debug.events import parse_event
 
         original = self.events[index]
+        value = restore_redacted(value, original.data)
         try:
             self.events[index] = parse_event(value, name=original.name, path=original.path)
         except CfnDebugError as error:
@@ -700,6 +703,23 @@ class CfnDebugApp(App[int]):
 
     def _tab_runner(self, tab_id: str) -> Callable[[], None]:
         return lambda: self.action_show_tab(tab_id)
+
+
+def restore_redacted(edited: Any, original: Any) -> Any:
+    """The editor shows credentials redacted; put the original values back where the marker
+    is still in place (anything the user typed over it is kept)."""
+    from cfn_debug.redact import REDACTED
+
+    if edited == REDACTED:
+        return original
+    if isinstance(edited, dict) and isinstance(original, dict):
+        return {k: restore_redacted(v, original.get(k)) for k, v in edited.items()}
+    if isinstance(edited, list) and isinstance(original, list):
+        return [
+            restore_redacted(v, original[i] if i < len(original) else None)
+            for i, v in enumerate(edited)
+        ]
+    return edited
 
 
 def _context_problems(value: Any) -> list[tuple[str, str]]:

@@ -22,15 +22,15 @@ class SessionHeader(Static):
 
     def render(self) -> Text:
         endpoint = scrub(self.endpoint) if self._deterministic else self.endpoint
-        text = Text(" cfn-debug ", style="bold reverse")
-        text.append(f" {self.type_name}", style="bold")
-        for label, value in (
-            ("endpoint", endpoint),
-            ("function", self.function),
-            ("mode", self.mode),
-            ("watch", "on" if self.watch else "off"),
-        ):
-            text.append("  │  ", style="dim")
-            text.append(f"{label} ", style="dim")
-            text.append(value)
+        text = Text(f" {self.type_name}", style="bold")
+        text.append("  │  ", style="dim")
+        text.append(endpoint)
+        text.append(" → ", style="dim")
+        text.append(self.function, style="bold")
+        text.append("  │  ", style="dim")
+        text.append("mode ", style="dim")
+        text.append(self.mode, style="bold")
+        text.append("  │  ", style="dim")
+        text.append("watch ", style="dim")
+        text.append("on" if self.watch else "off", style="bold" if self.watch else "")
         return text
