@@ -169,7 +169,8 @@ def findings_renderable(
         if finding.pointer:
             head.append(f"  {clean(finding.pointer)}", style=palette.muted)
         parts.append(head)
-        parts.append(Text(f"    {clean(finding.message)}"))
+        message = clean(finding.message).rstrip("\n").replace("\n", "\n    ")
+        parts.append(Text(f"    {message}"))
         sentence = contract_of(finding.rule_id)
         if sentence:
             parts.append(Text(f"    Contract: “{sentence}”", style=f"italic {palette.muted}"))
