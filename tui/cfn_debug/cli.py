@@ -95,6 +95,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--logs", action="store_true", help="print the handler's log lines of every step"
     )
+    run.add_argument(
+        "--watch",
+        action="store_true",
+        help="run, then run again on every save of the handler sources, the schema or an "
+        "event file, until Ctrl-C",
+    )
+    run.add_argument(
+        "--build",
+        metavar="CMD",
+        help="with --watch: shell command run before each re-run (e.g. 'sam build'); "
+        "a failed build is reported and nothing re-runs",
+    )
 
     export = sub.add_parser(
         "export", help="write a journal or transcript as JSON, Markdown, HTML or JUnit"

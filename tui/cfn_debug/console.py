@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import Console
@@ -25,6 +26,16 @@ from cfn_debug.records import (
     RunStarted,
     Step,
     StepCompleted,
+)
+from cfn_debug.watch import (
+    BuildFinished,
+    BuildStarted,
+    ChangeDetected,
+    Comparison,
+    RerunStarted,
+    WatchEvent,
+    WatchProblem,
+    WatchReady,
 )
 
 STATUS_STYLE = {"SUCCESS": "bold green", "FAILED": "bold red", "IN_PROGRESS": "bold yellow"}
@@ -84,6 +95,69 @@ class ConsolePrinter:
             self.console.print(f"     [dim]waiting {event.seconds:g} s{capped}[/]")
         elif isinstance(event, InvocationStarted | AwaitingStep):
             pass  # a headless log has nothing to show until the step completes
+
+    def handle_watch(self, event: WatchEvent) -> None:
+        """Watch mode: what changed, the build, problems and the comparison; chain events as
+        ``handle`` prints them."""
+        if isinstance(event, WatchReady):
+            self.console.print()
+            self.console.print(
+                f"[bold cyan]watching[/] {len(event.paths)} location(s) for saves "
+                "[dim](Ctrl-C to stop)[/]"
+            )
+            for path in event.paths:
+                self.console.print(f"  [dim]{escape(self._shown(path))}[/]")
+        elif isinstance(event, ChangeDetected):
+            self.console.print()
+            kinds = ", ".join(sorted(event.kinds))
+            self.console.print(f"[bold cyan]⟳ changed[/] [dim]({kinds})[/]")
+            for path in event.paths:
+                self.console.print(f"  {escape(self._shown(path))}")
+        elif isinstance(event, BuildStarted):
+            self.console.print(f"[bold]build:[/] {escape(event.command)}")
+        elif isinstance(event, BuildFinished):
+            self._build_finished(event)
+        elif isinstance(event, WatchProblem):
+            self.console.print(f"[bold magenta]✖ not re-run:[/] {escape(event.message)}")
+        elif isinstance(event, RerunStarted):
+            pass  # RunStarted follows at once and names the event
+        elif isinstance(event, Comparison):
+            self._comparison(event)
+        else:
+            self.handle(event)
+
+    def _shown(self, path: str) -> str:
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:
+            return path
+        return path if relative.startswith("..") else relative
+
+    def _build_finished(self, event: BuildFinished) -> None:
+        for line in event.output.rstrip().splitlines():
+            self.console.print(f"  [dim]│[/] {escape(line)}")
+        if event.ok:
+            self.console.print(f"  [green]build ok[/] in {event.duration_s:.2f} s")
+        else:
+            code = "could not start" if event.returncode is None else f"exit {event.returncode}"
+            self.console.print(f"  [bold red]✖ build failed ({code}):[/] not re-running")
+
+    def _comparison(self, event: Comparison) -> None:
+        self.console.print(
+            f"  vs previous run: [green]{len(event.fixed)} fixed[/], "
+            f"[red]{len(event.new)} new[/], [yellow]{len(event.still)} still failing[/]"
+        )
+        for mark, style, findings in (
+            ("fixed", "green", event.fixed),
+            ("new", "red", event.new),
+            ("still", "yellow", event.still),
+        ):
+            for finding in findings:
+                where = f" {escape(finding.pointer)}" if finding.pointer else ""
+                self.console.print(
+                    f"    [{style}]{mark:<5}[/] {finding.level.value:<6} "
+                    f"[bold]{finding.rule_id}[/]{where}"
+                )
 
     def _run_started(self, run: RunRecord) -> None:
         self.console.print()

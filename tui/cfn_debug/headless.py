@@ -1,13 +1,15 @@
 """`cfn-debug run`: run events as chains without the dashboard, for terminals and CI.
 
 Exit status: 0 when no MUST finding, 1 when any, 2 for usage or infrastructure errors (an endpoint
-that cannot be used, a malformed event, a broken schema).
+that cannot be used, a malformed event, a broken schema). With ``--watch`` it runs until Ctrl-C and
+exits 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # watch mode ends only on Ctrl-C
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -33,6 +36,12 @@ def run_command(args: argparse.Namespace) -> int:
         raise CfnDebugError("--max-reinvoke: expected a number of re-invocations >= 0")
     if args.max_delay is not None and args.max_delay < 0:
         raise CfnDebugError("--max-delay: expected a number of seconds >= 0")
+    watch = bool(getattr(args, "watch", False))
+    build = getattr(args, "build", None)
+    if args.json and watch:
+        raise CfnDebugError("--json: cannot be combined with --watch (it prints one document)")
+    if build is not None and not watch:
+        raise CfnDebugError("--build: runs before each re-run, so it needs --watch")
     events = [load_event(Path(path)) for path in args.events]
     console = Console(stderr=args.json, highlight=False)
     printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
@@ -48,6 +57,14 @@ def run_command(args: argparse.Namespace) -> int:
         profile=args.profile,
     )
     journal = Journal(Path(args.journal)) if args.journal else None
+    if watch:
+        assert printer is not None
+        try:
+            return _watch(workspace, events, options, printer, journal, build, runs)
+        finally:
+            if journal is not None:
+                journal.close()
+            workspace.close()
     try:
 
         async def run_all() -> None:
@@ -75,6 +92,41 @@ def run_command(args: argparse.Namespace) -> int:
     if any(run.end_reason is EndReason.ERROR for run in runs):
         return EXIT_ERROR
     return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
+
+
+def _watch(
+    workspace: Any,
+    events: list[Any],
+    options: Any,
+    printer: Any,
+    journal: Any,
+    build: str | None,
+    runs: list[Any],
+) -> int:
+    """`run --watch`: run once, then again on every save until Ctrl-C (exit 130)."""
+    from cfn_debug.console import summary_line
+    from cfn_debug.records import ChainEvent, RunEnded
+    from cfn_debug.watch import Watcher, WatchEvent
+
+    def on_event(event: WatchEvent) -> None:
+        if journal is not None and isinstance(event, ChainEvent):
+            journal.record(event)
+        if isinstance(event, RunEnded):
+            runs.append(event.run)
+        printer.handle_watch(event)
+
+    watcher = Watcher(
+        workspace,
+        options,
+        on_event=on_event,
+        build=build,
+        event_files=[event.path for event in events if event.path is not None],
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(watcher.watch(initial=events))
+    printer.console.print()
+    printer.console.print(f"stopped watching: {summary_line(runs)}")
+    return EXIT_INTERRUPTED
 
 
 def _document(workspace: Any, runs: list[Any]) -> dict[str, Any]:
