@@ -12,7 +12,7 @@ import pytest
 from export_sample import CREDENTIALS, WRITE_ONLY, WRITE_ONLY_VALUES, build_session
 
 from cfn_debug.errors import JournalError
-from cfn_debug.export import WRITE_ONLY_MASK, export_session, load_transcript
+from cfn_debug.export import WRITE_ONLY_MASK, export_session, load_session, load_transcript
 from cfn_debug.records import RunRecord
 from cfn_debug.redact import REDACTED, redact
 
@@ -149,3 +149,21 @@ def test_writer_streams_to_any_text_file_object() -> None:
     session = build_session()
     export_session(copy.deepcopy(session), "json", out)
     assert json.loads(out.getvalue())["meta"] == session.meta
+
+
+def test_load_session_tells_transcripts_from_journals(tmp_path: Path) -> None:
+    transcript = _write(tmp_path, build_session())
+    assert [r.run_id for r in load_session(transcript).runs] == [
+        "run-create",
+        "run-update",
+        "run-read",
+    ]
+    header_only = tmp_path / "empty.jsonl"
+    header_only.write_text('{"type": "session", "project": "p", "endpoint": "e"}\n', "utf-8")
+    loaded = load_session(header_only)
+    assert loaded.runs == [] and loaded.project == "p"
+    other = tmp_path / "other.json"
+    other.write_text('{"format": "someone-else", "runs": []}', encoding="utf-8")
+    with pytest.raises(JournalError) as caught:
+        load_session(other)
+    assert caught.value.field == "format"

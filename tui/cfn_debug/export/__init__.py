@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cfn_debug.export.formats import FORMATS, export_session
-from cfn_debug.export.json import load_transcript
+from cfn_debug.export.json import load_session, load_transcript
 from cfn_debug.export.masking import WRITE_ONLY_MASK, Masker
 
 __all__ = [
@@ -11,5 +11,6 @@ __all__ = [
     "WRITE_ONLY_MASK",
     "Masker",
     "export_session",
+    "load_session",
     "load_transcript",
 ]

@@ -4,43 +4,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.errors import CfnDebugError, JournalError
-from cfn_debug.export.collector import collector_paused
+from cfn_debug.errors import CfnDebugError
 from cfn_debug.export.formats import FORMATS, export_session
-from cfn_debug.export.json import is_transcript, transcript_from_data
+from cfn_debug.export.json import load_session
 from cfn_debug.export.source import runs_and_meta
-from cfn_debug.session import Session, load_journal
 
 EXIT_OK = 0
-
-
-def load_session(path: Path) -> Session:
-    """A JSON transcript (one document with our format marker) or else a JSONL journal."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise JournalError("no such file; expected a journal or transcript", path=path) from None
-    except OSError as error:
-        raise JournalError(f"cannot read: {error.strerror}", path=path) from None
-    except UnicodeDecodeError:
-        raise JournalError(
-            "expected UTF-8 text (a journal or a JSON transcript)", path=path
-        ) from None
-    try:
-        with collector_paused():
-            data = json.loads(text)
-    except json.JSONDecodeError:
-        data = None  # several JSON lines: a journal
-    if is_transcript(data) or (isinstance(data, dict) and "format" in data and "runs" in data):
-        return transcript_from_data(data, path)
-    return load_journal(path)
 
 
 def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:

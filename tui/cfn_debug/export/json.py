@@ -24,7 +24,7 @@ from cfn_debug.export.masking import Masker
 from cfn_debug.export.source import session_from
 from cfn_debug.export.validation import check_run
 from cfn_debug.records import RunRecord
-from cfn_debug.session import Session
+from cfn_debug.session import Session, load_journal
 
 FORMAT = "cfn-debug-transcript"
 VERSION = 1
@@ -106,3 +106,28 @@ def load_transcript(path: str | Path) -> Session:
             path=path,
         ) from None
     return transcript_from_data(data, path)
+
+
+def load_session(path: Path) -> Session:
+    """A saved session: a JSON transcript (by its format marker), or else a JSONL journal.
+
+    What `cfn-debug export` and `cfn-debug open` take as input.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise JournalError("no such file; expected a journal or transcript", path=path) from None
+    except OSError as error:
+        raise JournalError(f"cannot read: {error.strerror}", path=path) from None
+    except UnicodeDecodeError:
+        raise JournalError(
+            "expected UTF-8 text (a journal or a JSON transcript)", path=path
+        ) from None
+    try:
+        with collector_paused():
+            data = json.loads(text)
+    except json.JSONDecodeError:
+        data = None  # several JSON lines: a journal
+    if is_transcript(data) or (isinstance(data, dict) and "format" in data and "runs" in data):
+        return transcript_from_data(data, path)
+    return load_journal(path)
