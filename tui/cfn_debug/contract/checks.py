@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
@@ -407,12 +408,33 @@ def primary_identifier_stable(ctx: StepContext) -> Problems:
 
 
 def _drop_patterns(model: dict[str, Any], patterns: set[str]) -> dict[str, Any]:
-    """A copy of ``model`` without the values the patterns match (deepest first)."""
-    result = json.loads(json.dumps(model))
-    matches = [p for pattern in patterns for p, _ in expand_pattern(result, pattern)]
+    """``model`` without the values the patterns match (deepest first).
+
+    ``model`` itself is never changed: the objects and arrays on the way to a removed value are
+    copied (shallowly), everything else is shared; with nothing to remove, ``model`` is returned.
+    """
+    matches = [p for pattern in patterns for p, _ in expand_pattern(model, pattern)]
+    if not matches:
+        return model
+    result = dict(model)
+    copied = {id(result)}
     for pointer in sorted(matches, key=_removal_order, reverse=True):
         tokens = split_pointer(pointer)
-        parent = resolve_pointer(result, join_pointer("", *tokens[:-1]))
+        parent: Any = result
+        for token in tokens[:-1]:
+            if isinstance(parent, dict) and token in parent:
+                key: str | int = token
+            elif isinstance(parent, list) and token.isdigit() and int(token) < len(parent):
+                key = int(token)
+            else:
+                parent = MISSING
+                break
+            child = parent[key]  # type: ignore[index]
+            if isinstance(child, dict | list) and id(child) not in copied:
+                child = dict(child) if isinstance(child, dict) else list(child)
+                parent[key] = child  # type: ignore[index]
+                copied.add(id(child))
+            parent = child
         if isinstance(parent, dict):
             parent.pop(tokens[-1], None)
         elif isinstance(parent, list) and tokens[-1].isdigit():
@@ -496,11 +518,34 @@ def _nulls(value: Any, pointer: str) -> list[str]:
     return []
 
 
+_is_dict = dict.__instancecheck__
+_is_list = list.__instancecheck__
+_LEAVES = frozenset({str, int, float, bool})
+
+
+def _has_null(value: Any) -> bool:
+    """Is there a null anywhere in ``value``? One level of the tree at a time, the values of
+    each level gathered by C loops; :func:`_nulls` then finds where (only when there is one)."""
+    level: list[Any] = [value]
+    while level:
+        kinds = set(map(type, level))
+        if type(None) in kinds:
+            return True
+        if kinds <= _LEAVES:
+            return False
+        following = list(chain.from_iterable(map(dict.values, filter(_is_dict, level))))
+        following.extend(chain.from_iterable(filter(_is_list, level)))
+        level = following
+    return False
+
+
 def no_null_properties(ctx: StepContext) -> Problems:
     """No null anywhere in a SUCCESS model of CREATE, UPDATE or READ, the models the sentence is
     written for. Nulls elsewhere (IN_PROGRESS, LIST) are shape errors where the schema does not
     allow null, and model-conforms-to-schema reports them."""
     if not _null_rule_applies(ctx):
+        return []
+    if not any(_has_null(model) for _, model in ctx.returned_models()):
         return []
     return [
         (pointer, "null value: leave the property out instead")
