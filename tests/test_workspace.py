@@ -91,6 +91,18 @@ async def test_function_name_picks_the_type_function_and_its_shape(tmp_path) -> 
     assert sent["resourceType"] == "Test::Cfn::Widget" and "requestData" in sent
 
 
+def test_a_function_the_template_does_not_know_gets_the_event_as_written(tmp_path) -> None:
+    root = make_project(tmp_path / "p")
+    with LambdaStub() as stub:
+        workspace = Workspace.open(root, endpoint=stub.url, function_name="function")
+        try:
+            event = workspace.events[0]
+            assert event.shape is Shape.SAM
+            assert workspace.function_for(event) == ("function", Shape.SAM)
+        finally:
+            workspace.close()
+
+
 def test_bad_options_and_a_broken_schema_are_typed_errors(tmp_path) -> None:
     root = make_project(tmp_path / "p")
     with pytest.raises(CfnDebugError) as caught:

@@ -109,11 +109,20 @@ class Workspace:
 
         --function-name wins; else TestEntrypoint when the template has it; else the function
         whose handler is the project's test entrypoint or entrypoint; else the only function.
+        A named function the template does not know, and not named by the `cfn init`
+        conventions (the emulator's "function", an ARN), gets the event in the shape it is
+        written in: the user's file is the best evidence of what that function takes.
         """
         functions = self.project.functions
         if self.function_name:
             spec = functions.get(self.function_name)
-            handler = getattr(spec, "handler", None)
+            conventional = self.function_name.rsplit(":", 1)[-1] in (
+                TEST_ENTRYPOINT,
+                "TypeFunction",
+            )
+            if spec is None and not conventional:
+                return self.function_name, event.shape
+            handler = spec.handler if spec is not None else None
             return self.function_name, shape_for_handler(self.function_name, handler)
         if TEST_ENTRYPOINT in functions:
             spec = functions[TEST_ENTRYPOINT]
