@@ -1,0 +1,89 @@
+"""`cfn-debug run --watch` as a user runs it: the real CLI process on a copy of the demo, a save
+of a handler file, then Ctrl-C (SIGINT to the whole process group, as a terminal sends it)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from watch_support import HANDLERS, WAIT_S, edit
+
+GUARDED = 'if fault == "WriteOnlyOnRead" and record.get("secret"):'
+UNGUARDED = 'if record.get("secret"):'
+
+
+class Lines:
+    """The process's stdout, line by line, read in a thread so waits can time out."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.text: list[str] = []
+        assert proc.stdout is not None
+        stream = proc.stdout
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream: object) -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def until(self, needle: str) -> str:
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            self.text.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"{needle!r} never printed; got:\n{''.join(self.text)}")
+
+
+def test_run_watch_reruns_on_save_and_exits_130_on_ctrl_c(project: Path, state: Path) -> None:
+    env = {**os.environ, "CFN_DEBUG_DEMO_STATE": str(state), "NO_COLOR": "1", "COLUMNS": "200"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cfn_debug.cli",
+            "run",
+            "--watch",
+            "--project",
+            str(project),
+            "--max-delay",
+            "0",
+            str(project / "sample_events" / "read.json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=project,
+        start_new_session=True,
+    )
+    try:
+        out = Lines(proc)
+        out.until("watching")
+        edit(project / HANDLERS, GUARDED, UNGUARDED)
+        out.until("changed (source)")
+        out.until(str(HANDLERS))
+        assert "1 new" in out.until("vs previous run")
+        out.until("write-only-not-returned")
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=WAIT_S) == 130
+        out.until("stopped watching: 2 run(s), 1 MUST finding(s)")
+        stderr = proc.stderr.read() if proc.stderr else ""
+        assert "Traceback" not in stderr, stderr
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
