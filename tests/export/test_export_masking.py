@@ -177,3 +177,10 @@ def test_text_formats_get_steps_without_request_or_models(session: Session) -> N
     assert step.request == {}
     assert step.result.progress == {"status": "IN_PROGRESS", "message": ""}
     assert step.result.logs[1] == session.runs[0].steps[0].result.logs[1]
+
+
+def test_a_write_only_value_seen_only_in_a_diff_is_scrubbed_from_logs(session: Session) -> None:
+    run = session.runs[0]
+    run.steps[2].result.logs.append("rotated from old-pass-value")  # only the diff holds it
+    masked = Masker(WRITE_ONLY, runs=[run]).run(run)
+    assert masked.steps[2].result.logs[-1] == f"rotated from {WRITE_ONLY_MASK}"

@@ -1,6 +1,6 @@
 """What an export may show: credentials always redacted, writeOnly values masked unless revealed.
 
-Every writer takes its runs through :class:`Masker`. Three layers, cheapest first:
+Every writer takes its runs through :class:`Masker`. Four layers:
 
 1. ``cfn_debug.redact.redact`` over the whole run (credential keys, access key ids in text).
 2. The schema's writeOnlyProperties masked where they live: the models of each request
@@ -256,10 +256,14 @@ class Masker:
                     credentials.update(_strings(location))
                 if not self.write_only:
                     continue
+                found: list[Any] = []
                 for model in self._step_models(step.request, step.result.progress):
                     for parts in self.write_only:
-                        for found in _values_at(model, parts):
-                            secrets.update(s for s in _strings(found) if len(s) >= MIN_SCRUB_LEN)
+                        found.extend(_values_at(model, parts))
+                for change in (*step.diff_request, *step.diff_previous):
+                    found.extend(self._change_values(change.pointer, change.before, change.after))
+                for value in found:
+                    secrets.update(s for s in _strings(value) if len(s) >= MIN_SCRUB_LEN)
         credentials = {c for c in credentials if len(c) >= MIN_SCRUB_LEN and c != REDACTED}
         self.secrets = frozenset(secrets - credentials)
         self.credentials = frozenset(credentials)
@@ -270,6 +274,17 @@ class Masker:
         self._detect = trie_pattern(
             json.dumps(s, ensure_ascii=False)[1:-1] for s in self._replacement
         )
+
+    def _change_values(self, pointer: str, before: Any, after: Any) -> Iterator[Any]:
+        """The writeOnly values a model change carries (at, inside or below its pointer)."""
+        parts = pointer_parts(pointer)
+        for wo in self.write_only:
+            if len(parts) >= len(wo) and _matches(wo, parts[: len(wo)]):
+                yield before
+                yield after
+            elif len(parts) < len(wo) and _matches(wo[: len(parts)], parts):
+                yield from _values_at(before, wo[len(parts) :])
+                yield from _values_at(after, wo[len(parts) :])
 
     @property
     def masks_write_only(self) -> bool:
