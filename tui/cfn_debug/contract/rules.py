@@ -310,3 +310,9 @@ def rule(rule_id: str) -> Rule:
         return _BY_ID[rule_id]
     except KeyError:
         raise KeyError(f"no contract rule {rule_id!r}; known: {', '.join(_BY_ID)}") from None
+
+
+# The contract scenarios' sequence-level rules (scope "scenario"): rule(id) finds them too.
+from cfn_debug.contract.sequence_rules import SEQUENCE_RULES  # noqa: E402
+
+_BY_ID.update({r.id: r for r in SEQUENCE_RULES})
