@@ -87,3 +87,13 @@ def test_run_watch_reruns_on_save_and_exits_130_on_ctrl_c(project: Path, state: 
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_build_needs_watch_and_json_excludes_it(capsys, tmp_path: Path) -> None:
+    from cfn_debug.cli import main
+
+    event_file = str(Path(__file__).resolve().parents[2] / "sample_events" / "read.json")
+    assert main(["run", "--build", "make", event_file]) == 2
+    assert "--build" in capsys.readouterr().err
+    assert main(["run", "--watch", "--json", event_file]) == 2
+    assert "--json" in capsys.readouterr().err
