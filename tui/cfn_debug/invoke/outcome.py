@@ -9,6 +9,7 @@ an HTTP error, or a response over Lambda's 6 MB synchronous limit.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from cfn_debug.records import InvokeResult, OutcomeKind
@@ -86,6 +87,14 @@ def classify(
         )
     try:
         data = json.loads(body)
+    except RecursionError:
+        return InvokeResult(
+            OutcomeKind.NOT_JSON,
+            error_message="the function's answer is JSON nested too deep to parse (over "
+            f"{sys.getrecursionlimit()} levels): a handler must return a ProgressEvent object",
+            body_excerpt=excerpt(body),
+            **base,
+        )
     except (ValueError, UnicodeDecodeError):
         text = body.decode("utf-8", errors="replace")
         if _is_timeout_text(text):
@@ -153,7 +162,7 @@ def _http_error(
     error_type = error_type_header
     try:
         data = json.loads(body) if body.strip() else None
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         data = None
     if isinstance(data, dict):
         found = data.get("Message") or data.get("message") or data.get("errorMessage")
