@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -44,6 +45,9 @@ from cfn_debug.redact import redact, redact_lines, redact_text
 if TYPE_CHECKING:
     from cfn_debug.schema import ResourceSchema
 
+#: The handler timeout of a chain run without a schema: the schema's default timeoutInMinutes
+#: (120), so a handler's callbackDelaySeconds of 10^9 cannot hold a chain for 31 years.
+DEFAULT_HANDLER_TIMEOUT_S = 120 * 60.0
 #: "Keep the returned callbackContext" (ChainControl.advance without an edited one).
 _KEEP: Any = ...
 
@@ -127,7 +131,67 @@ def build_step(
     previous_steps: Sequence[Step],
     callback_delay_s: float = 0.0,
 ) -> Step:
-    """One invocation as a Step: redacted request and result, findings and model diffs."""
+    """One invocation as a Step: redacted request and result, findings and model diffs.
+
+    An answer nested too deep to walk (redaction, checks and diffs recurse) becomes a
+    NOT_PROGRESS_EVENT step saying so, instead of a RecursionError that would end the session.
+    """
+    kwargs: dict[str, Any] = {
+        "index": index,
+        "action": action,
+        "function_name": function_name,
+        "request": request,
+        "started_at": started_at,
+        "schema": schema,
+        "desired": desired,
+        "previous": previous,
+        "original_desired": original_desired,
+        "previous_steps": previous_steps,
+        "callback_delay_s": callback_delay_s,
+    }
+    try:
+        return _build_step(result=result, **kwargs)
+    except RecursionError:
+        pass
+    flat = too_deep(result)
+    try:
+        return _build_step(result=flat, **kwargs)
+    except RecursionError:  # the request itself (the user's event) is too deep to walk
+        kwargs.update(request=_TOO_DEEP_REQUEST, desired=None, previous=None, original_desired=None)
+        return _build_step(result=flat, **kwargs)
+
+
+#: What a step records in place of a request too deeply nested to redact.
+_TOO_DEEP_REQUEST = {"note": "the request is nested too deep to record"}
+
+
+def too_deep(result: InvokeResult) -> InvokeResult:
+    """``result`` as a NOT_PROGRESS_EVENT that says its JSON is nested too deep to inspect."""
+    return dataclasses.replace(
+        result,
+        kind=OutcomeKind.NOT_PROGRESS_EVENT,
+        progress=None,
+        error_message="the answer is JSON nested too deep to inspect (deeper than about "
+        f"{sys.getrecursionlimit() // 2} levels): a ProgressEvent's models are shallow objects",
+        body_excerpt="",
+    )
+
+
+def _build_step(
+    *,
+    index: int,
+    action: Action,
+    function_name: str,
+    request: dict[str, Any],
+    result: InvokeResult,
+    started_at: str,
+    schema: ResourceSchema | None,
+    desired: dict[str, Any] | None,
+    previous: dict[str, Any] | None,
+    original_desired: dict[str, Any] | None,
+    previous_steps: Sequence[Step],
+    callback_delay_s: float,
+) -> Step:
     step_context, check_step, _, diff_models = _checks()
     findings: list[Finding] = list(
         check_step(
@@ -241,7 +305,9 @@ async def run_chain(
     token = norm.client_request_token or str(uuid.uuid4())
     desired = norm.desired
     context = norm.callback_context
-    chain_timeout = schema.handler_timeout_s(action) if schema is not None else None
+    chain_timeout = (
+        schema.handler_timeout_s(action) if schema is not None else DEFAULT_HANDLER_TIMEOUT_S
+    )
     t0 = time.monotonic()
     end_reason: EndReason | None = None
     index = 0
@@ -265,6 +331,8 @@ async def run_chain(
         reinvoke = result.kind is OutcomeKind.PROGRESS and result.status == "IN_PROGRESS"
         requested = _delay_of(result) if reinvoke else 0.0
         wait = requested if options.max_delay_s is None else min(requested, options.max_delay_s)
+        if chain_timeout is not None:
+            wait = min(wait, chain_timeout)  # announce no wait longer than the chain may last
         step = build_step(
             index=index,
             action=action,
@@ -280,6 +348,8 @@ async def run_chain(
             callback_delay_s=wait,
         )
         run.steps.append(step)
+        if step.result.kind is not result.kind:  # too deep to inspect: nothing to replay
+            result, reinvoke = step.result, False
         yield StepCompleted(run.run_id, step)
 
         if result.kind in (OutcomeKind.UNREACHABLE, OutcomeKind.HTTP_ERROR):
