@@ -325,8 +325,7 @@ class EmbeddedEndpoint:
             message = f"{stamp} {rid} Task timed out after {invocation.timeout_s:.2f} seconds"
             invocation.logs.add(message)
             return json.dumps({"errorMessage": message}).encode()
-        code = invocation.exit_code
-        status = f"exit status {code}" if code is not None and code >= 0 else f"signal: {code}"
+        status = exit_description(invocation.exit_code)
         return json.dumps(
             {
                 "errorMessage": f"RequestId: {rid} Error: Runtime exited with error: {status}",
@@ -354,6 +353,33 @@ class EmbeddedEndpoint:
             f"END RequestId: {rid}",
             report,
         ]
+
+
+#: How Lambda's runtime (Go's os.ProcessState) names the signal that ended a process.
+SIGNAL_NAMES = {
+    1: "hangup",
+    2: "interrupt",
+    3: "quit",
+    4: "illegal instruction",
+    5: "trace/breakpoint trap",
+    6: "aborted",
+    7: "bus error",
+    8: "floating point exception",
+    9: "killed",
+    11: "segmentation fault",
+    13: "broken pipe",
+    14: "alarm clock",
+    15: "terminated",
+}
+
+
+def exit_description(code: int | None) -> str:
+    """ "exit status 3" or "signal: killed", as Lambda words "Runtime exited with error: ..."."""
+    if code is None:
+        return "signal: killed"  # the reader could not learn the status: it was killed
+    if code >= 0:
+        return f"exit status {code}"
+    return f"signal: {SIGNAL_NAMES.get(-code, f'signal {-code}')}"
 
 
 def invocation_memory(worker: Worker | None) -> int:
