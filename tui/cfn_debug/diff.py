@@ -127,7 +127,7 @@ class _Differ:
         old_prints = _fingerprints(before)
         new_prints = _fingerprints(after)
         if old_prints is not None and new_prints is not None:
-            if Counter(old_prints) == Counter(new_prints):
+            if dict.__eq__(Counter(old_prints), Counter(new_prints)):
                 return  # equal fingerprints pair off into equal elements: nothing to report
             # the canonical key once per distinct fingerprint (equal prints, equal keys)
             keys: dict[bytes, str] = {}

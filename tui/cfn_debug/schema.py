@@ -29,7 +29,11 @@ from jsonschema.validators import extend
 
 from cfn_debug.errors import SchemaError
 from cfn_debug.records import Action
-from cfn_debug.schema_fastcheck import ShapeCheck, compile_shape_check
+from cfn_debug.schema_fastcheck import (
+    ShapeCheck,
+    compile_columnar_check,
+    compile_shape_check,
+)
 
 TYPE_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}::[a-zA-Z0-9]{2,64}$")
 
@@ -153,7 +157,7 @@ class ResourceSchema:
         self._unordered_below: dict[str, bool] = {}
         self._shape_validator: Any = None
         self._input_validator: Any = None
-        self._shape_check: ShapeCheck | bool | None = False  # False: not compiled yet
+        self._shape_checks: tuple[ShapeCheck, ...] | None = None  # compiled on first use
 
     def __repr__(self) -> str:
         return f"ResourceSchema({self.type_name!r}, path={self.path!r})"
@@ -388,10 +392,15 @@ class ResourceSchema:
         Draft 7 without required, dependencies, propertyNames, if/then/else, allOf, anyOf, oneOf
         and not, as "Returned models must conform to the shape of the schema" lists them.
         """
-        if self._shape_check is False:
-            self._shape_check = compile_shape_check(self._validation_copy, SHAPE_EXEMPT_KEYWORDS)
-        if self._shape_check is not None and self._shape_check(model):
-            return []  # sound: the compiled check accepts only what jsonschema accepts
+        if self._shape_checks is None:
+            found = (
+                compile_columnar_check(self._validation_copy, SHAPE_EXEMPT_KEYWORDS),
+                compile_shape_check(self._validation_copy, SHAPE_EXEMPT_KEYWORDS),
+            )
+            self._shape_checks = tuple(c for c in found if c is not None)
+        for check in self._shape_checks:
+            if check(model):
+                return []  # sound: the fast checks accept only what jsonschema accepts
         return self.slow_model_errors(model)
 
     def slow_model_errors(self, model: Any) -> list[tuple[str, str]]:
