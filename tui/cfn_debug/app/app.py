@@ -426,7 +426,7 @@ class CfnDebugApp(App[int]):
         self.pending_context = ...
         self.view = RunView(self.view.generation + 1, index, mode=self.mode)
         self.running = True
-        self.query_one(Timeline).clear()
+        self.query_one(Timeline).reset()
         self._refresh_detail()
         self.query_one(RunStatus).show(Prompt(f"Running {self.events[index].name}…"))
         self._show_function(index)
@@ -496,14 +496,9 @@ class CfnDebugApp(App[int]):
             self._run_ended(record.run)
 
     def _add_step(self, step: Step) -> None:
-        steps = self.view.steps
-        assert steps is not None
-        timeline = self.query_one(Timeline)
-        follow = timeline.row_count == 0 or timeline.cursor_row >= timeline.row_count - 1
-        steps.append(step)
-        timeline.add_step(step, follow=follow)
-        if follow:
-            self._refresh_detail()
+        assert self.view.steps is not None
+        self.view.steps.append(step)
+        self.query_one(Timeline).queue_step(step)  # its cursor move refreshes the detail
 
     def _run_ended(self, run: RunRecord) -> None:
         view = self.view
@@ -527,6 +522,7 @@ class CfnDebugApp(App[int]):
         if message.generation == self.view.generation:
             self.running = False
             self.control = None
+            self._show_mode()
 
     # --- step selection and detail ----------------------------------------------------------
 
@@ -559,9 +555,12 @@ class CfnDebugApp(App[int]):
 
     def action_cycle_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
-        self.query_one(SessionHeader).mode = self.mode
-        if self.running:
-            self.notify(f"Replay mode {self.mode}: it applies to the next run.")
+        self._show_mode()
+
+    def _show_mode(self) -> None:
+        """The header shows the mode; one changed during a run applies to the next run."""
+        pending = self.running and self.mode != self.view.mode
+        self.query_one(SessionHeader).mode = f"{self.mode} (next run)" if pending else self.mode
 
     def action_advance(self) -> None:
         control, awaiting = self.control, self.view.awaiting

@@ -14,6 +14,8 @@ from cfn_debug.app.render import Palette, duration_bar, format_duration, scrub, 
 
 GAUGE_WIDTH = 30
 TICK_S = 0.1
+#: An invocation shorter than this gets no gauge: a fast chain must not redraw the line per step.
+GAUGE_AFTER_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -50,25 +52,41 @@ class RunStatus(Static):
         self.palette = Palette()
         self._state: InFlight | Countdown | Prompt | None = None
         self._timer: Timer | None = None
+        self._shown_empty = False
 
     @property
     def state(self) -> InFlight | Countdown | Prompt | None:
         return self._state
 
     def show(self, state: InFlight | Countdown | Prompt | None) -> None:
+        """Switch what the line shows. During a fast chain (an invocation every few ms) the
+        gauge is only drawn by the 10 Hz tick, so the line does not redraw on every step."""
         self._state = state
-        live = isinstance(state, InFlight | Countdown) and not self._deterministic
-        if live and self._timer is None:
-            self._timer = self.set_interval(TICK_S, self._tick)
-        elif not live and self._timer is not None:
-            self._timer.stop()
-            self._timer = None
         for tone in ("info", "ok", "warn", "error"):
             self.set_class(isinstance(state, Prompt) and state.tone == tone, f"-{tone}")
-        self.set_class(state is None, "-empty")
-        self._tick()
+        if self._deterministic or isinstance(state, Prompt):
+            if self._timer is not None:
+                self._timer.pause()
+            self._tick()
+            return
+        if self._timer is None:
+            self._timer = self.set_interval(TICK_S, self._tick)
+        else:
+            self._timer.resume()
+        if isinstance(state, Countdown):
+            self._tick()
 
     def _tick(self) -> None:
+        state = self._state
+        if (
+            isinstance(state, InFlight)
+            and not self._deterministic
+            and time.monotonic() - state.started < GAUGE_AFTER_S
+        ):
+            return
+        if state is None and self._shown_empty:
+            return
+        self._shown_empty = state is None
         self.update(self._render_state())
 
     def _render_state(self) -> RenderableType:
