@@ -357,3 +357,35 @@ async def test_watch_mode_reruns_the_last_event_when_a_file_is_saved(tmp_path: P
         assert app.events[app.view.event_index or 0].name.endswith("read")
         request = (app.view.steps or [])[0].request
         assert request["request"]["logicalResourceIdentifier"] == "SavedWhileWatching"
+
+
+async def test_live_gauge_while_a_slow_read_is_in_flight(demo_state: Path) -> None:
+    """SlowRead with its knob at 1 s: the gauge fills toward the 30 s read limit meanwhile."""
+    app = CfnDebugApp(demo_config(demo_state, deterministic=False))
+    async with app.run_test(size=SIZE) as pilot:
+        index = await select_event(pilot, "fault-slow-read")
+        data = json.loads(json.dumps(app.events[index].data))
+        data["request"]["typeConfiguration"]["ReadDelaySeconds"] = 1
+        app._event_edited(index, data)
+        await pilot.press("r")
+        status = app.query_one(RunStatus)
+        await wait_until(pilot, lambda: isinstance(status.state, InFlight), "the invocation")
+        await wait_until(pilot, lambda: "in flight" in screen_text(app), "the gauge")
+        text = screen_text(app)
+        assert "READ in flight" in text and "/ 30 s" in text
+        await wait_until(pilot, lambda: app.view.ended, "the read to finish")
+        step = (app.view.steps or [])[0]
+        assert step.duration_s >= 1.0
+        assert step.result.status == "SUCCESS"
+
+
+async def test_stop_mode_sends_a_single_invocation(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("m", "m")
+        assert app.mode == "stop"
+        await run_event(pilot, "create")
+        steps = app.view.steps or []
+        assert len(steps) == 1 and steps[0].result.status == "IN_PROGRESS"
+        assert status_prompt(app).text.startswith("Stop mode: one invocation, IN_PROGRESS")
