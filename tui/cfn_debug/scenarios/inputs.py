@@ -1,0 +1,272 @@
+"""The models scenarios send: where they come from, and how each run gets unique names.
+
+Sources, in `cfn test`'s order: the project's ``inputs/`` (or ``example_inputs/``) files
+``inputs_N_create.json`` and ``inputs_N_update.json`` (lowest N); else ``overrides.json`` applied
+over inputs generated from the schema; else the project's own CREATE and UPDATE events; else
+inputs generated from the schema alone.
+
+Natural keys collide between scenarios (a second create of the same Name is AlreadyExists), so
+:func:`make_unique` gives every string that is required, createOnly or an additional identifier
+a per-run suffix, as long as the schema still accepts it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cfn_debug.errors import EventError
+from cfn_debug.events import read_json
+from cfn_debug.records import Action
+from cfn_debug.schema import MISSING, ResourceSchema, resolve_pointer, split_pointer
+
+if TYPE_CHECKING:
+    from cfn_debug.project import Project
+
+INPUT_DIRS = ("inputs", "example_inputs")
+_INPUT_NAME = re.compile(r"^inputs_(\d+)_create\.json$")
+OVERRIDES = "overrides.json"
+
+
+@dataclass
+class ScenarioInputs:
+    create: dict[str, Any]
+    update: dict[str, Any] | None  # None: no update input (update scenarios derive one)
+    source: str  # where they came from, for the report
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # pointer -> value
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _model_file(path: Path) -> dict[str, Any]:
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise EventError("expected a resource model (a JSON object)", path=path)
+    return data
+
+
+def _from_input_files(root: Path) -> ScenarioInputs | None:
+    for name in INPUT_DIRS:
+        directory = root / name
+        if not directory.is_dir():
+            continue
+        numbered = sorted(
+            (int(m.group(1)), p)
+            for p in directory.glob("inputs_*_create.json")
+            if (m := _INPUT_NAME.match(p.name))
+        )
+        if not numbered:
+            continue
+        number, create_path = numbered[0]
+        update_path = directory / f"inputs_{number}_update.json"
+        update = _model_file(update_path) if update_path.is_file() else None
+        source = f"{name}/{create_path.name}" + (f", {update_path.name}" if update else "")
+        return ScenarioInputs(_model_file(create_path), update, source)
+    return None
+
+
+def read_overrides(root: Path) -> dict[str, dict[str, Any]] | None:
+    """overrides.json as {"CREATE": {pointer: value}, "UPDATE": {...}}; keys may be property
+    names or JSON pointers ("/SubnetId"), as the CloudFormation CLI accepts both."""
+    path = root / OVERRIDES
+    if not path.is_file():
+        return None
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise EventError('expected an object such as {"CREATE": {"/Name": "x"}}', path=path)
+    out: dict[str, dict[str, Any]] = {}
+    for action, items in data.items():
+        if action not in ("CREATE", "UPDATE"):
+            raise EventError("expected CREATE or UPDATE", path=path, field=action)
+        if not isinstance(items, dict):
+            raise EventError("expected an object of property: value", path=path, field=action)
+        out[action] = {(k if k.startswith("/") else "/" + k): v for k, v in items.items()}
+    return out
+
+
+def apply_overrides(model: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``model`` with each pointer's value set (its parents created as objects)."""
+    out = copy.deepcopy(model)
+    for pointer, value in overrides.items():
+        tokens = split_pointer(pointer)
+        if not tokens:
+            continue
+        node: Any = out
+        for token in tokens[:-1]:
+            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            elif isinstance(node, dict):
+                node = node.setdefault(token, {})
+            else:
+                break
+        else:
+            if isinstance(node, dict):
+                node[tokens[-1]] = value
+            elif isinstance(node, list) and tokens[-1].isdigit() and int(tokens[-1]) < len(node):
+                node[int(tokens[-1])] = value
+    return out
+
+
+def _from_events(project: Project) -> ScenarioInputs | None:
+    def pick(action: Action) -> Any:
+        candidates = [
+            e
+            for e in project.events
+            if e.action is action
+            and e.normalized.desired
+            and not (e.path is not None and e.path.parent.name in INPUT_DIRS)
+            and not (e.normalized.type_configuration or {}).get("Fault")
+        ]
+        exact = [e for e in candidates if e.name.rsplit("/", 1)[-1] == action.value.lower()]
+        return (exact or candidates or [None])[0]
+
+    create = pick(Action.CREATE)
+    if create is None:
+        return None
+    update = pick(Action.UPDATE)
+    source = f"event {create.source}" + (f", {update.source}" if update is not None else "")
+    return ScenarioInputs(
+        copy.deepcopy(create.normalized.desired),
+        copy.deepcopy(update.normalized.desired) if update is not None else None,
+        source,
+    )
+
+
+def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
+    """The create (and update) input of the scenarios; see the module docstring."""
+    found = _from_input_files(project.root)
+    if found is not None:
+        return _strip_read_only(found, schema)
+    overrides = read_overrides(project.root)
+    if overrides is None:
+        found = _from_events(project)
+        if found is not None:
+            return _strip_read_only(found, schema)
+    from cfn_debug.scenarios.generate import example_create, example_update
+
+    create = example_create(schema)
+    update = example_update(schema)
+    if overrides:
+        create = apply_overrides(create, overrides.get("CREATE", {}))
+        update = apply_overrides(update, overrides.get("UPDATE", overrides.get("CREATE", {})))
+    source = f"generated from the schema{' with ' + OVERRIDES if overrides else ''}"
+    return ScenarioInputs(create, update, source, overrides or {})
+
+
+def _strip_read_only(found: ScenarioInputs, schema: ResourceSchema) -> ScenarioInputs:
+    """An event's desired state may hold identifiers of some other resource: CloudFormation
+    never sends readOnly properties to create, and the scenarios fill them in for update."""
+    found.create = drop_pointers(found.create, schema.read_only)
+    if found.update is not None:
+        found.update = drop_pointers(found.update, schema.read_only)
+    return found
+
+
+def drop_pointers(model: dict[str, Any], patterns: frozenset[str] | set[str]) -> dict[str, Any]:
+    """A copy without the top-level properties the (top-level) patterns name."""
+    names = {split_pointer(p)[0] for p in patterns if len(split_pointer(p)) == 1}
+    return {k: copy.deepcopy(v) for k, v in model.items() if k not in names}
+
+
+# --- identifiers --------------------------------------------------------------------------------
+
+
+def identifier_model(identifier: dict[str, Any]) -> dict[str, Any]:
+    """The model holding just these pointer -> value pairs (nested objects built as needed)."""
+    model: dict[str, Any] = {}
+    for pointer, value in identifier.items():
+        tokens = split_pointer(pointer)
+        node = model
+        for token in tokens[:-1]:
+            node = node.setdefault(token, {})
+        node[tokens[-1]] = value
+    return model
+
+
+def identifier_key(identifier: dict[str, Any] | None) -> str:
+    return json.dumps(identifier, sort_keys=True, default=str)
+
+
+def identifier_text(identifier: dict[str, Any] | None) -> str:
+    if not identifier:
+        return "(no identifier)"
+    values = [str(v) for v in identifier.values()]
+    return values[0] if len(values) == 1 else "|".join(values)
+
+
+# --- unique names -------------------------------------------------------------------------------
+
+
+def unique_suffix() -> str:
+    return secrets.token_hex(3)
+
+
+def natural_keys(schema: ResourceSchema, model: dict[str, Any]) -> list[str]:
+    """Top-level string properties of ``model`` that name the resource: required, createOnly or
+    an additional identifier, and settable (not readOnly, not writeOnly)."""
+    required = schema.raw.get("required", [])
+    additional = {p for group in schema.additional_identifiers for p in group}
+    keys = []
+    for name, value in model.items():
+        pointer = "/" + name.replace("~", "~0").replace("/", "~1")
+        if not isinstance(value, str) or pointer in schema.read_only | schema.write_only:
+            continue
+        if pointer in schema.create_only or pointer in additional or name in required:
+            keys.append(name)
+    return keys
+
+
+def _valid_at(schema: ResourceSchema, model: dict[str, Any], name: str) -> bool:
+    pointer = "/" + name.replace("~", "~0").replace("/", "~1")
+    return not any(
+        p == pointer or p.startswith(pointer + "/") for p, _ in schema.input_errors(model)
+    )
+
+
+def unique_value(schema: ResourceSchema, model: dict[str, Any], name: str, suffix: str) -> str:
+    """``model[name]`` with ``suffix`` worked in, in the first form the schema accepts; the
+    value unchanged when none is accepted."""
+    value: str = model[name]
+    subschemas = schema.subschemas("/" + name.replace("~", "~0").replace("/", "~1"))
+    limits = [s.get("maxLength") for s in subschemas if isinstance(s.get("maxLength"), int)]
+    max_length = min(limits) if limits else None
+    forms = [f"{value}-{suffix}", f"{value}{suffix}", f"{value}_{suffix}"]
+    if max_length is not None:
+        keep = max(0, max_length - len(suffix) - 1)
+        forms += [f"{value[:keep]}-{suffix}", f"{value[: keep + 1]}{suffix}"]
+    forms += [f"cfn{suffix}", suffix]
+    for form in forms:
+        trial = {**model, name: form}
+        if _valid_at(schema, trial, name):
+            return form
+    return value
+
+
+def make_unique(
+    schema: ResourceSchema, model: dict[str, Any], suffix: str
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """``model`` with its natural keys made unique, and the {name: new value} it changed."""
+    out = copy.deepcopy(model)
+    changed: dict[str, str] = {}
+    for name in natural_keys(schema, out):
+        new = unique_value(schema, out, name, suffix)
+        if new != out[name]:
+            out[name] = new
+            changed[name] = new
+    return out, changed
+
+
+def create_only_names(schema: ResourceSchema, model: dict[str, Any]) -> list[str]:
+    """Top-level createOnly properties present in ``model`` that a request can set."""
+    names = []
+    for pointer in sorted(schema.create_only - schema.read_only):
+        tokens = split_pointer(pointer)
+        if len(tokens) == 1 and resolve_pointer(model, pointer) is not MISSING:
+            names.append(tokens[0])
+    return names

@@ -1,0 +1,522 @@
+"""What a scenario does its work with: one :class:`Play` per scenario run.
+
+A Play sends the actions (each a chain through ``Workspace.run``, so every step carries the live
+findings of a single run), follows list pages, records verdicts, remembers every identifier a
+create (or an upserting update) named, and deletes them all at the end, saying so when it cannot.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cfn_debug.events import parse_event
+from cfn_debug.records import Action, ChainEvent, ChangeKind, EndReason, RunEnded, RunRecord
+from cfn_debug.scenarios.inputs import (
+    create_only_names,
+    identifier_key,
+    identifier_model,
+    identifier_text,
+    make_unique,
+    unique_suffix,
+)
+from cfn_debug.scenarios.results import (
+    ActionStarted,
+    Outcome,
+    Purpose,
+    ScenarioAction,
+    ScenarioEvent,
+    ScenarioNote,
+    ScenarioResult,
+    Verdict,
+    VerdictReached,
+    VerdictStatus,
+)
+from cfn_debug.schema import ResourceSchema, expand_pattern, join_pointer, split_pointer
+
+if TYPE_CHECKING:
+    from cfn_debug.scenarios.runner import ScenarioRunner
+
+Emit = Callable[[ScenarioEvent], None]
+
+
+class EndpointUnusable(Exception):
+    """A chain ended with EndReason.ERROR: nothing more can be asked of this endpoint."""
+
+
+# --- reading a chain's outcome ------------------------------------------------------------------
+
+
+def final_progress(run: RunRecord) -> dict[str, Any]:
+    if not run.steps or run.steps[-1].result.progress is None:
+        return {}
+    progress = run.steps[-1].result.progress
+    return progress if isinstance(progress, dict) else {}
+
+
+def status_of(run: RunRecord) -> str:
+    status = final_progress(run).get("status")
+    return status if isinstance(status, str) else (run.final_status or "no answer")
+
+
+def error_code_of(run: RunRecord) -> str | None:
+    code = final_progress(run).get("errorCode")
+    return code if isinstance(code, str) else None
+
+
+def message_of(run: RunRecord) -> str:
+    message = final_progress(run).get("message")
+    return message if isinstance(message, str) else ""
+
+
+def model_of(run: RunRecord) -> dict[str, Any] | None:
+    model = final_progress(run).get("resourceModel")
+    return model if isinstance(model, dict) else None
+
+
+def succeeded(run: RunRecord) -> bool:
+    return status_of(run) == "SUCCESS"
+
+
+def failed_with(run: RunRecord, code: str) -> bool:
+    return status_of(run) == "FAILED" and error_code_of(run) == code
+
+
+def describe(run: RunRecord) -> str:
+    """``SUCCESS``, ``FAILED NotFound: "message"``, ``CRASH``, ..."""
+    text = status_of(run)
+    code = error_code_of(run)
+    if code:
+        text += f" {code}"
+    message = message_of(run)
+    if message:
+        text += f': "{message if len(message) <= 160 else message[:157] + "..."}"'
+    return text
+
+
+def models_of_chain(run: RunRecord) -> list[dict[str, Any]]:
+    out = []
+    for step in run.steps:
+        model = (step.result.progress or {}).get("resourceModel")
+        if isinstance(model, dict):
+            out.append(model)
+    return out
+
+
+# --- comparing what was asked with what reads back ----------------------------------------------
+
+
+def _without_write_only(schema: ResourceSchema, model: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(model)
+    pointers = [p for pattern in schema.write_only for p, _ in expand_pattern(out, pattern)]
+    for pointer in sorted(pointers, key=lambda p: len(split_pointer(p)), reverse=True):
+        tokens = split_pointer(pointer)
+        parent: Any = out
+        for token in tokens[:-1]:
+            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+        if isinstance(parent, dict):
+            parent.pop(tokens[-1], None)
+        elif isinstance(parent, list):
+            del parent[int(tokens[-1])]
+    return out
+
+
+def read_back_problems(
+    schema: ResourceSchema, expected: dict[str, Any], actual: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """(pointer, text) for every requested value that does not read back equal: writeOnly
+    properties excepted, extra properties allowed, arrays whole (insertionOrder false: as
+    multisets, which :func:`cfn_debug.diff.diff_models` does)."""
+    from cfn_debug.diff import diff_models
+    from cfn_debug.schema import resolve_pointer
+
+    want = _without_write_only(schema, expected)
+    problems: list[tuple[str, str]] = []
+    for change in diff_models(want, actual, schema):
+        tokens = split_pointer(change.pointer)
+        parent = join_pointer("", *tokens[:-1])
+        in_array = isinstance(resolve_pointer(actual, parent), list) or isinstance(
+            resolve_pointer(want, parent), list
+        )
+        if change.kind is ChangeKind.ADDED and not in_array:
+            continue
+        if change.kind is ChangeKind.REMOVED and not in_array:
+            text = f"requested {change.pointer} = {_short(change.before)} is missing"
+        elif change.kind is ChangeKind.REMOVED:
+            text = f"requested element {_short(change.before)} of {parent} is missing"
+        elif change.kind is ChangeKind.ADDED:
+            text = f"element {_short(change.after)} of {parent} was not requested"
+        else:
+            text = (
+                f"requested {change.pointer} = {_short(change.before)}, "
+                f"read back {_short(change.after)}"
+            )
+        if change.note:
+            text += f" ({change.note})"
+        problems.append((parent if in_array else change.pointer, text))
+    return problems
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    import json
+
+    text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- the play -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Created:
+    run: RunRecord
+    identifier: dict[str, Any] | None  # the first primary identifier the chain named
+    model: dict[str, Any]  # the final model, with that identifier
+
+
+@dataclass
+class Listing:
+    runs: list[RunRecord] = field(default_factory=list)
+    models: list[dict[str, Any]] = field(default_factory=list)
+    complete: bool = False  # every page was read, ending with no nextToken
+    first_page: dict[str, Any] = field(default_factory=dict)  # the first ProgressEvent
+
+    def identifiers(self, schema: ResourceSchema) -> set[str]:
+        return {identifier_key(schema.identifier_of(m)) for m in self.models}
+
+
+class Play:
+    """The actions, verdicts and cleanup of one scenario run."""
+
+    def __init__(
+        self,
+        runner: ScenarioRunner,
+        name: str,
+        title: str,
+        emit: Emit,
+        *,
+        quiet: bool = False,
+    ) -> None:
+        self.runner = runner
+        self.schema: ResourceSchema = runner.schema
+        self.name = name
+        self.result = ScenarioResult(name, title)
+        self.emit: Emit = (lambda _event: None) if quiet else emit
+        self.suffix = unique_suffix()
+        self.create_input, self.unique_values = make_unique(
+            self.schema, runner.inputs.create, self.suffix
+        )
+        self.live: dict[str, dict[str, Any]] = {}  # identifier key -> identifier to delete
+        self.unknown_creations: list[str] = []  # creates that named no identifier at all
+
+    # -- sending --
+
+    def _request(
+        self,
+        action: Action,
+        desired: dict[str, Any] | None,
+        *,
+        previous: dict[str, Any] | None = None,
+        token: str | None = None,
+        next_token: str | None = None,
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"clientRequestToken": token or str(uuid.uuid4())}
+        if desired is not None:
+            request["desiredResourceState"] = desired
+        if previous is not None:
+            request["previousResourceState"] = previous
+        if next_token is not None:
+            request["nextToken"] = next_token
+        if self.runner.options.type_configuration is not None:
+            request["typeConfiguration"] = self.runner.options.type_configuration
+        return {"action": action.value, "request": request, "callbackContext": None}
+
+    async def chain(
+        self,
+        action: Action,
+        desired: dict[str, Any] | None,
+        label: str,
+        *,
+        previous: dict[str, Any] | None = None,
+        token: str | None = None,
+        next_token: str | None = None,
+        purpose: Purpose = Purpose.SCENARIO,
+        waived: tuple[str, ...] = (),
+    ) -> RunRecord:
+        data = self._request(action, desired, previous=previous, token=token, next_token=next_token)
+        event = parse_event(data, name=f"{self.name}: {label}")
+        self.emit(ActionStarted(self.name, label, purpose))
+        run: RunRecord | None = None
+        async for chain_event in self._stream(event):
+            self.emit(chain_event)
+            if isinstance(chain_event, RunEnded):
+                run = chain_event.run
+        assert run is not None  # run_chain always ends with RunEnded
+        self.result.actions.append(ScenarioAction(label, purpose, run, waived))
+        if run.end_reason is EndReason.ERROR:
+            last = run.steps[-1].result if run.steps else None
+            detail = (last.error_message or last.kind.value) if last else "no answer"
+            raise EndpointUnusable(f"{label}: the endpoint could not be used: {detail}")
+        return run
+
+    def _stream(self, event: Any) -> AsyncIterator[ChainEvent]:
+        runner = self.runner
+        workspace = runner.workspace
+        if runner.options.shape is None:
+            return workspace.run(event, runner.options.chain, runner.control)
+        from cfn_debug.chain import run_chain
+
+        function_name, _ = workspace.function_for(event)
+        return run_chain(
+            workspace.invoker,
+            event,
+            function_name=function_name,
+            shape=runner.options.shape,
+            schema=workspace.schema,
+            options=runner.options.chain,
+            control=runner.control,
+            endpoint_label=workspace.endpoint_label,
+            defaults=workspace.defaults,
+        )
+
+    # -- the actions --
+
+    def _track(self, identifier: dict[str, Any] | None) -> None:
+        if identifier:
+            self.live.setdefault(identifier_key(identifier), identifier)
+
+    async def create(
+        self, model: dict[str, Any], label: str = "create", *, token: str | None = None
+    ) -> Created:
+        run = await self.chain(Action.CREATE, model, label, token=token)
+        identifiers = [self.schema.identifier_of(m) for m in models_of_chain(run)]
+        named = [i for i in identifiers if i]
+        for identifier in named:
+            self._track(identifier)
+        first = named[0] if named else None
+        if first is None and status_of(run) != "FAILED":
+            self.unknown_creations.append(label)
+        final = model_of(run) or {}
+        merged = {**final, **identifier_model(first)} if first else dict(final)
+        return Created(run, first, merged)
+
+    async def read(self, model: dict[str, Any], label: str = "read") -> RunRecord:
+        return await self.chain(Action.READ, model, label)
+
+    async def update(
+        self,
+        desired: dict[str, Any],
+        previous: dict[str, Any] | None,
+        label: str = "update",
+        *,
+        waived: tuple[str, ...] = (),
+    ) -> RunRecord:
+        run = await self.chain(Action.UPDATE, desired, label, previous=previous, waived=waived)
+        if succeeded(run):  # an update that "succeeds" on nothing may have made something
+            self._track(self.schema.identifier_of(desired))
+            for model in models_of_chain(run):
+                self._track(self.schema.identifier_of(model))
+        return run
+
+    async def delete(
+        self, model: dict[str, Any], label: str = "delete", purpose: Purpose = Purpose.SCENARIO
+    ) -> RunRecord:
+        run = await self.chain(Action.DELETE, model, label, purpose=purpose)
+        if succeeded(run):
+            self.live.pop(identifier_key(self.schema.identifier_of(model)), None)
+        return run
+
+    async def list_all(self, label: str = "list") -> Listing:
+        """Every page, following nextToken until it is null (or repeats, or the cap)."""
+        listing = Listing()
+        token: str | None = None
+        seen: set[str] = set()
+        cap = self.runner.options.max_list_pages
+        for page in range(1, cap + 1):
+            page_label = label if page == 1 else f"{label} (page {page})"
+            run = await self.chain(Action.LIST, None, page_label, next_token=token)
+            listing.runs.append(run)
+            progress = final_progress(run)
+            if page == 1:
+                listing.first_page = progress
+            if not succeeded(run):
+                return listing
+            models = progress.get("resourceModels")
+            if isinstance(models, list):
+                listing.models.extend(m for m in models if isinstance(m, dict))
+            next_token = progress.get("nextToken")
+            if not next_token:
+                listing.complete = True
+                if page > 1:
+                    self.verdict(
+                        "scenario-list-pagination",
+                        True,
+                        f"followed nextToken through {page} pages to a null nextToken",
+                        page_label,
+                    )
+                return listing
+            if not isinstance(next_token, str) or next_token in seen:
+                self.verdict(
+                    "scenario-list-pagination",
+                    False,
+                    f"nextToken {_short(next_token)} came back again on page {page}: the "
+                    "pagination does not advance (stopped following it)",
+                    page_label,
+                    "/nextToken",
+                )
+                return listing
+            seen.add(next_token)
+            token = next_token
+        self.verdict(
+            "scenario-list-pagination",
+            False,
+            f"still a nextToken after {cap} pages (the cap): stopped following it",
+            label,
+            "/nextToken",
+        )
+        return listing
+
+    # -- the scenarios' building blocks --
+
+    async def setup_create(
+        self, label: str = "create", *, token: str | None = None
+    ) -> Created | None:
+        created = await self.create(self.create_input, label, token=token)
+        if succeeded(created.run) and created.identifier:
+            return created
+        if succeeded(created.run):
+            self.block(f"{label} returned SUCCESS without a primary identifier: cannot go on")
+        else:
+            self.block(f"{label} ended {describe(created.run)}: the scenario needs it to succeed")
+        return None
+
+    def update_request(self, created: Created) -> dict[str, Any]:
+        """The update input over the created resource: its readOnly values and identifier,
+        the update input (unique values as in create), createOnly values as created."""
+        from cfn_debug.scenarios.inputs import drop_pointers
+
+        base = self.runner.inputs.update
+        if base is None:
+            base = self.runner.default_update()
+        update = copy.deepcopy(base)
+        for name, value in self.unique_values.items():
+            if name in update:
+                update[name] = value
+        for name in create_only_names(self.schema, self.create_input):
+            update[name] = copy.deepcopy(self.create_input[name])
+        read_only = {
+            k: v
+            for k, v in created.model.items()
+            if k not in drop_pointers(created.model, self.schema.read_only)
+        }
+        return {**read_only, **update, **identifier_model(created.identifier or {})}
+
+    async def setup_update(self, created: Created, label: str = "update") -> RunRecord | None:
+        run = await self.update(self.update_request(created), created.model, label)
+        if succeeded(run):
+            return run
+        self.block(f"{label} ended {describe(run)}: the scenario needs it to succeed")
+        return None
+
+    async def setup_delete(self, created: Created, label: str = "delete") -> RunRecord | None:
+        run = await self.delete(created.model, label)
+        if succeeded(run):
+            return run
+        self.block(f"{label} ended {describe(run)}: the scenario needs it to succeed")
+        return None
+
+    def check_read_back(self, expected: dict[str, Any], run: RunRecord, label: str) -> None:
+        model = model_of(run)
+        if model is None:
+            self.verdict("scenario-read-back-equal", False, "read returned no resourceModel", label)
+            return
+        problems = read_back_problems(self.schema, expected, model)
+        if problems:
+            text = "; ".join(t for _, t in problems[:6])
+            more = f" (and {len(problems) - 6} more)" if len(problems) > 6 else ""
+            self.verdict("scenario-read-back-equal", False, text + more, label, problems[0][0])
+        else:
+            self.verdict(
+                "scenario-read-back-equal",
+                True,
+                f"every requested property reads back equal ({len(expected)} checked)",
+                label,
+            )
+
+    # -- verdicts and notes --
+
+    def verdict(
+        self,
+        rule_id: str,
+        ok: bool,
+        message: str,
+        action: str | None = None,
+        pointer: str | None = None,
+    ) -> Verdict:
+        from cfn_debug.contract import rule
+
+        status = VerdictStatus.PASS if ok else VerdictStatus.FAIL
+        found = Verdict(rule_id, rule(rule_id).level, status, message, action, pointer)
+        self.result.verdicts.append(found)
+        self.emit(VerdictReached(self.name, found))
+        return found
+
+    def skip(self, rule_id: str, message: str) -> None:
+        from cfn_debug.contract import rule
+
+        found = Verdict(rule_id, rule(rule_id).level, VerdictStatus.SKIP, message)
+        self.result.verdicts.append(found)
+        if self.result.outcome is Outcome.PASSED:
+            self.result.outcome = Outcome.SKIPPED
+        self.emit(VerdictReached(self.name, found))
+
+    def block(self, message: str) -> None:
+        self.result.outcome = Outcome.BLOCKED
+        self.note(message, warning=True)
+
+    def note(self, message: str, *, warning: bool = False) -> None:
+        self.result.notes.append(message)
+        self.emit(ScenarioNote(self.name, message, warning))
+
+    # -- cleanup --
+
+    async def cleanup(self) -> None:
+        """Delete every identifier still live (by identifier only); say what could not be."""
+        for label in self.unknown_creations:
+            self._cleanup_note(
+                f"{label} named no primary identifier: whatever it created cannot be deleted "
+                f"by cfn-debug (look for {self._unique_hint()})",
+                ok=False,
+            )
+        for key, identifier in list(self.live.items()):
+            text = identifier_text(identifier)
+            run = await self.delete(
+                identifier_model(identifier), f"cleanup: delete {text}", Purpose.CLEANUP
+            )
+            self.live.pop(key, None)
+            if succeeded(run):
+                self._cleanup_note(f"deleted {text}", ok=True)
+            elif failed_with(run, "NotFound"):
+                self._cleanup_note(f"{text} was already gone (NotFound)", ok=True)
+            else:
+                self.result.leaked.append(identifier)
+                self._cleanup_note(f"could not delete {text}: {describe(run)}", ok=False)
+
+    def abandon(self, why: str) -> None:
+        """No more invocations (cancelled, endpoint gone): report what stays behind."""
+        for identifier in self.live.values():
+            self.result.leaked.append(identifier)
+            self._cleanup_note(f"not deleted ({why}): {identifier_text(identifier)}", ok=False)
+        self.live.clear()
+
+    def _cleanup_note(self, message: str, *, ok: bool) -> None:
+        self.result.cleanup.append(message)
+        self.emit(ScenarioNote(self.name, "cleanup: " + message, warning=not ok))
+
+    def _unique_hint(self) -> str:
+        if not self.unique_values:
+            return "a resource made from the create input"
+        return ", ".join(f"{k}={v}" for k, v in self.unique_values.items())

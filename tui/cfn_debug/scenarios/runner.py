@@ -1,0 +1,155 @@
+"""Run scenarios against a Workspace, as an async stream of ScenarioEvents.
+
+::
+
+    runner = ScenarioRunner(workspace, ScenarioOptions(type_configuration={"Fault": "..."}))
+    async for event in runner.run(["create-read", "delete-list"]):
+        ...  # ScenarioStarted, ActionStarted, ChainEvents, VerdictReached, ScenarioEnded, ...
+
+Scenarios run one after another (they share one endpoint and, for most handlers, one store);
+each deletes what it created before the next starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cfn_debug.chain import ChainControl, ChainOptions
+from cfn_debug.errors import CfnDebugError
+from cfn_debug.events import Shape
+from cfn_debug.scenarios.catalogue import SCENARIOS, Scenario, select
+from cfn_debug.scenarios.inputs import ScenarioInputs, resolve_inputs
+from cfn_debug.scenarios.play import EndpointUnusable, Play
+from cfn_debug.scenarios.results import (
+    Outcome,
+    ScenarioEnded,
+    ScenarioEvent,
+    ScenarioResult,
+    ScenarioStarted,
+)
+from cfn_debug.schema import ResourceSchema
+from cfn_debug.workspace import Workspace
+
+
+@dataclass
+class ScenarioOptions:
+    chain: ChainOptions = field(default_factory=ChainOptions)
+    #: sent as request.typeConfiguration with every request (the demo's faults live there)
+    type_configuration: dict[str, Any] | None = None
+    #: the payload shape, when the workspace cannot tell (the emulator's "function")
+    shape: Shape | None = None
+    examples: int = 20  # generated-inputs: inputs to try
+    shrink_budget: int = 150  # generated-inputs: further runs allowed to shrink a failure
+    seed: int | None = None  # generated-inputs: Hypothesis seed, for a reproducible search
+    max_list_pages: int = 100
+
+
+class ScenarioRunner:
+    def __init__(
+        self,
+        workspace: Workspace,
+        options: ScenarioOptions | None = None,
+        inputs: ScenarioInputs | None = None,
+    ) -> None:
+        if workspace.schema is None:
+            raise CfnDebugError(
+                "scenarios need the resource schema (its primary identifier, createOnly and "
+                "writeOnly properties): none found in the project; give --schema FILE",
+                path=workspace.project.root,
+                field="--schema",
+            )
+        self.workspace = workspace
+        self.schema: ResourceSchema = workspace.schema
+        self.options = options or ScenarioOptions()
+        self.inputs = inputs or resolve_inputs(workspace.project, self.schema)
+        self.control = ChainControl()
+        self.results: list[ScenarioResult] = []
+        self._default_update: dict[str, Any] | None = None
+
+    def cancel(self) -> None:
+        """Stop: the running chain is abandoned; what was created is reported, not deleted."""
+        self.control.cancel()
+
+    def default_update(self) -> dict[str, Any]:
+        """An update input when none was given: the create input with generated updatable
+        values over it."""
+        if self._default_update is None:
+            from cfn_debug.scenarios.generate import example_update
+
+            self._default_update = {**self.inputs.create, **example_update(self.schema)}
+        return self._default_update
+
+    async def run(self, names: Sequence[str] = ("all",)) -> AsyncIterator[ScenarioEvent]:
+        """Run the named scenarios ("all" for every one) in catalogue order."""
+        chosen = select(names)
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        done = object()
+
+        async def produce() -> None:
+            try:
+                for index, scenario in enumerate(chosen):
+                    await self.play(scenario, index, len(chosen), queue.put_nowait)
+            finally:
+                queue.put_nowait(done)
+
+        task = asyncio.ensure_future(produce())
+        try:
+            while True:
+                item = await queue.get()
+                if item is done:
+                    break
+                yield item
+            await task
+        finally:
+            if not task.done():
+                self.control.cancel()
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def play(self, scenario: Scenario, index: int, total: int, emit: Any) -> ScenarioResult:
+        """One scenario, start to cleanup; its events go to ``emit``."""
+        play = Play(self, scenario.name, scenario.title, emit)
+        emit(ScenarioStarted(scenario.name, scenario.title, scenario.description, index, total))
+        started = time.monotonic()
+        missing = [a.value for a in scenario.needs if not self.schema.has_handler(a)]
+        if play.unique_values:
+            play.note(
+                "unique values for this run: "
+                + ", ".join(f"{k}={v}" for k, v in play.unique_values.items())
+            )
+        try:
+            if missing:
+                for rule_id in scenario.rules:
+                    play.skip(rule_id, f"the schema declares no {'/'.join(missing)} handler")
+            else:
+                await scenario.play(play)
+        except asyncio.CancelledError:
+            play.abandon("cancelled")
+            raise
+        except EndpointUnusable as gone:
+            play.result.error = str(gone)
+            play.abandon("the endpoint could not be used")
+        except CfnDebugError as error:
+            play.result.error = str(error)
+        if play.live or play.unknown_creations:
+            try:
+                await play.cleanup()
+            except EndpointUnusable as gone:
+                play.abandon(str(gone))
+        result = play.result
+        result.total_s = time.monotonic() - started
+        result.outcome = result.decide()
+        if result.outcome is Outcome.ERROR and result.error is None:
+            result.error = "the endpoint could not be used"
+        self.results.append(result)
+        emit(ScenarioEnded(result))
+        return result
+
+
+__all__ = ["SCENARIOS", "ScenarioOptions", "ScenarioRunner"]
