@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfn_debug.diff import MULTISET_NOTE, diff_models
+from cfn_debug.diff import MULTISET_NOTE, canonical_key, diff_models
 from cfn_debug.records import Change, ChangeKind
 from cfn_debug.schema import load_schema, split_pointer
 
@@ -223,3 +224,85 @@ def test_multiset_changes_give_after_as_a_multiset(
     assert key(tuple(sorted(t.items())) for t in result) == key(
         tuple(sorted(t.items())) for t in after
     )
+
+
+# --- the fingerprinted multiset against the plain one ---
+
+_elements = st.recursive(
+    st.sampled_from([1, 1.0, True, 0, False, "a", None]) | st.just(float("nan")),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["Key", "Value", "Ports"]), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _plain_multiset(before: list[Any], after: list[Any], pattern: str) -> list[tuple[str, int]]:
+    """The multiset comparison with a canonical key per element and nothing else (what the diff
+    did before it fingerprinted elements): (kind, index) in the order the diff reports them."""
+    old = [canonical_key(v, SCHEMA, pattern) for v in before]
+    new = [canonical_key(v, SCHEMA, pattern) for v in after]
+    surplus_old, surplus_new = Counter(old) - Counter(new), Counter(new) - Counter(old)
+    out = []
+    for index in range(len(before) - 1, -1, -1):
+        if surplus_old[old[index]] > 0:
+            surplus_old[old[index]] -= 1
+            out.append(("removed", index))
+    for index, key in enumerate(new):
+        if surplus_new[key] > 0:
+            surplus_new[key] -= 1
+            out.append(("added", index))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_elements, max_size=6), st.lists(_elements, max_size=6), st.randoms())
+def test_fingerprinted_multiset_reports_what_the_plain_one_does(
+    before: list[Any], after: list[Any], rnd: Any
+) -> None:
+    if rnd.random() < 0.5:  # often a permutation of the same elements, re-spelt
+        after = [copy.deepcopy(v) for v in before]
+        rnd.shuffle(after)
+    for pointer, pattern in (("/Tags", "/Tags/*"), ("/Config/Rules", "/Config/Rules/*")):
+        model_before: dict[str, Any] = {}
+        model_after: dict[str, Any] = {}
+        tokens = split_pointer(pointer)
+        for model, items in ((model_before, before), (model_after, after)):
+            node = model
+            for token in tokens[:-1]:
+                node = node.setdefault(token, {})
+            node[tokens[-1]] = items
+        changes = [
+            (c.kind.value, int(c.pointer.rsplit("/", 1)[1]))
+            for c in diff_models(model_before, model_after, SCHEMA)
+        ]
+        assert changes == _kinds(before, after, pattern)
+
+
+def _kinds(before: list[Any], after: list[Any], pattern: str) -> list[tuple[str, int]]:
+    kind = {"removed": ChangeKind.REMOVED.value, "added": ChangeKind.ADDED.value}
+    return [(kind[k], i) for k, i in _plain_multiset(before, after, pattern)]
+
+
+def test_multiset_keys_see_through_key_order_and_nested_order() -> None:
+    before = {"Config": {"Rules": [{"Name": "r", "Ports": [1, 2]}, {"Ports": [3], "Name": "s"}]}}
+    after = {"Config": {"Rules": [{"Name": "s", "Ports": [3]}, {"Ports": [2, 1], "Name": "r"}]}}
+    assert diff_models(before, after, SCHEMA) == []
+    after["Config"]["Rules"][0]["Ports"] = [3.0]  # JSON 3.0 is not 3 to the multiset key
+    assert [c.kind for c in diff_models(before, after, SCHEMA)] == [
+        ChangeKind.REMOVED,
+        ChangeKind.ADDED,
+    ]
+
+
+def test_identical_subtrees_tell_true_from_one() -> None:
+    before = {"Labels": [1, {"a": [0, 1]}], "Tags": [{"Key": True}]}
+    after = {"Labels": [True, {"a": [0, True]}], "Tags": [{"Key": 1}]}
+    assert before == after  # Python's == cannot tell
+    assert [(c.pointer, c.kind) for c in diff_models(before, after, SCHEMA)] == [
+        ("/Labels/0", ChangeKind.CHANGED),
+        ("/Labels/1/a/1", ChangeKind.CHANGED),
+        ("/Tags/0", ChangeKind.REMOVED),
+        ("/Tags/0", ChangeKind.ADDED),
+    ]
