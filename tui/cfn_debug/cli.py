@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "serve": "cfn_debug.endpoint.command:serve_command",
     "run": "cfn_debug.headless:run_command",
     "export": "cfn_debug.export.command:export_command",
+    "scenario": "cfn_debug.scenarios.command:scenario_command",
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -107,6 +108,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --watch: shell command run before each re-run (e.g. 'sam build'); "
         "a failed build is reported and nothing re-runs",
     )
+
+    scenario = sub.add_parser(
+        "scenario", help="run the contract scenarios (sequences of actions) headless"
+    )
+    scenario.add_argument(
+        "names",
+        nargs="*",
+        default=["all"],
+        metavar="NAME",
+        help="scenario(s) to run (default: all)",
+    )
+    _add_target_options(scenario)
+    scenario.add_argument("--json", action="store_true", help="print one machine-readable document")
+    scenario.add_argument(
+        "--logs", action="store_true", help="print the handler's log lines of every step"
+    )
+    scenario.add_argument(
+        "--type-configuration",
+        metavar="JSON|FILE",
+        help="type configuration sent with every request (a JSON object, or a file holding one)",
+    )
+    scenario.add_argument(
+        "--fault", metavar="NAME", help='the demo\'s faults: short for {"Fault": NAME}'
+    )
+    scenario.add_argument(
+        "--shape",
+        choices=("sam", "handler-request"),
+        help="payload shape, when the function name does not tell (the emulator's 'function')",
+    )
+    scenario.add_argument(
+        "--examples",
+        type=int,
+        default=20,
+        metavar="N",
+        help="generated-inputs: inputs to generate from the schema (default: 20)",
+    )
+    scenario.add_argument("--seed", type=int, help="generated-inputs: Hypothesis seed")
+    scenario.add_argument("--list", action="store_true", help="list the scenarios and exit")
 
     export = sub.add_parser(
         "export", help="write a journal or transcript as JSON, Markdown, HTML or JUnit"

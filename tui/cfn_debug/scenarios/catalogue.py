@@ -445,7 +445,7 @@ def _replay(p: Play, sub: Play) -> None:
 
     for action in sub.result.actions:
         p.result.actions.append(action)
-        p.emit(ActionStarted(p.name, action.label, action.purpose))
+        p.emit(ActionStarted(p.name, action.label, action.purpose, action.waived))
         run = action.run
         p.emit(RunStarted(run=type(run)(**{**run.__dict__, "steps": []})))
         for step in run.steps:

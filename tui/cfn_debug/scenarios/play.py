@@ -248,7 +248,7 @@ class Play:
     ) -> RunRecord:
         data = self._request(action, desired, previous=previous, token=token, next_token=next_token)
         event = parse_event(data, name=f"{self.name}: {label}")
-        self.emit(ActionStarted(self.name, label, purpose))
+        self.emit(ActionStarted(self.name, label, purpose, waived))
         run: RunRecord | None = None
         async for chain_event in self._stream(event):
             self.emit(chain_event)

@@ -174,6 +174,7 @@ class ActionStarted:
     scenario: str
     label: str
     purpose: Purpose
+    waived: tuple[str, ...] = ()  # rule ids the scenario provokes on purpose (not counted)
 
 
 @dataclass(frozen=True)

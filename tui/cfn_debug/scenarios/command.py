@@ -1,0 +1,174 @@
+"""`cfn-debug scenario [NAME ...|all]`: run the contract scenarios headless, for terminals and CI.
+
+Exit status: 0 when every scenario passed (or passed with SHOULD warnings, or did not apply),
+1 when any failed a MUST rule or was blocked (a setup step the scenario needs did not succeed),
+2 for usage and infrastructure errors (an endpoint that cannot be used, a broken schema, ...).
+
+The type configuration a scenario sends is the user's choice, as it is in an account: give it
+with --type-configuration (a JSON object, or a file holding one); --fault NAME is short for
+{"Fault": NAME}, the bundled demo's switch for its faults. It is validated against the schema's
+typeConfiguration definition before anything runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cfn_debug import __version__
+from cfn_debug.errors import CfnDebugError, EventError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] | None:
+    """--type-configuration (JSON text or a file) with --fault merged in; checked against the
+    schema's typeConfiguration when it has one."""
+    config: dict[str, Any] | None = None
+    given = getattr(args, "type_configuration", None)
+    if given:
+        text = given
+        source: Path | None = None
+        if not given.lstrip().startswith("{"):
+            source = Path(given)
+            from cfn_debug.events import read_json
+
+            loaded = read_json(source)
+        else:
+            try:
+                loaded = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise CfnDebugError(
+                    f"invalid JSON at column {exc.colno}: {exc.msg}", field="--type-configuration"
+                ) from None
+        if not isinstance(loaded, dict):
+            raise EventError(
+                'expected a JSON object, e.g. {"Fault": "ReadInProgress"}',
+                path=source,
+                field="--type-configuration",
+            )
+        config = loaded
+    if getattr(args, "fault", None):
+        config = {**(config or {}), "Fault": args.fault}
+    definition = schema.raw.get("typeConfiguration") if schema is not None else None
+    if config is not None and isinstance(definition, dict):
+        from jsonschema import Draft7Validator
+
+        errors = sorted(Draft7Validator(definition).iter_errors(config), key=lambda e: e.path)
+        if errors:
+            first = errors[0]
+            where = "/".join(str(p) for p in first.absolute_path)
+            option = "--fault" if where == "Fault" and getattr(args, "fault", None) else None
+            raise CfnDebugError(
+                f"not a valid type configuration for {schema.type_name}"
+                + (f" at {where}" if where else "")
+                + f": {first.message}",
+                path=schema.path,
+                field=option or "--type-configuration",
+            )
+    return config
+
+
+def scenario_command(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from cfn_debug.chain import ChainOptions
+    from cfn_debug.events import Shape
+    from cfn_debug.scenarios.catalogue import SCENARIOS, select
+    from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
+    from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
+    from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
+    from cfn_debug.workspace import Workspace
+
+    console = Console(stderr=args.json, highlight=False)
+    if args.list:
+        from cfn_debug.contract import rule
+
+        for entry in SCENARIOS:
+            console.print(f"[bold]{entry.name}[/]: {entry.title}")
+            console.print(f"  {entry.description}")
+            for rule_id in entry.rules:
+                console.print(f"  [dim]{rule_id} ({rule(rule_id).level.value})[/]")
+        return EXIT_OK
+    chosen = select(args.names)  # unknown names fail before any endpoint starts
+    if args.max_reinvoke < 0:
+        raise CfnDebugError("expected a number of re-invocations >= 0", field="--max-reinvoke")
+    if args.max_delay is not None and args.max_delay < 0:
+        raise CfnDebugError("expected a number of seconds >= 0", field="--max-delay")
+    if args.examples < 0:
+        raise CfnDebugError("expected a number of inputs >= 0", field="--examples")
+
+    workspace = Workspace.open(
+        Path(args.project) if args.project else None,
+        endpoint=args.endpoint,
+        function_name=args.function_name,
+        schema_path=Path(args.schema) if args.schema else None,
+        region=args.region,
+        profile=args.profile,
+    )
+    results: list[ScenarioResult] = []
+    try:
+        options = ScenarioOptions(
+            chain=ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay),
+            type_configuration=type_configuration(args, workspace.schema),
+            shape=Shape(args.shape.replace("-", "_")) if args.shape else None,
+            examples=args.examples,
+            seed=args.seed,
+        )
+        runner = ScenarioRunner(workspace, options)
+        printer = None if args.json else ScenarioPrinter(console, show_logs=args.logs)
+        if printer is not None:
+            console.print(
+                f"[bold]{len(chosen)} contract scenario(s)[/] for "
+                f"{workspace.schema.type_name if workspace.schema else '?'} at "
+                f"{workspace.endpoint_label}; inputs: {runner.inputs.source}"
+                + (
+                    f"; type configuration {json.dumps(options.type_configuration)}"
+                    if options.type_configuration is not None
+                    else ""
+                )
+            )
+
+        async def run_all() -> None:
+            async for event in runner.run([s.name for s in chosen]):
+                if printer is not None:
+                    printer.handle(event)
+                if isinstance(event, ScenarioEnded):
+                    results.append(event.result)
+
+        asyncio.run(run_all())
+    finally:
+        workspace.close()
+
+    if args.json:
+        document = {
+            "cfn_debug": __version__,
+            "endpoint": workspace.endpoint_label,
+            "type_name": workspace.schema.type_name if workspace.schema else None,
+            "inputs": runner.inputs.source,
+            "type_configuration": options.type_configuration,
+            "ok": all(r.outcome in _OK for r in results),
+            "counts": {o.value: sum(r.outcome is o for r in results) for o in Outcome},
+            "scenarios": [r.to_dict() for r in results],
+        }
+        json.dump(document, sys.stdout, indent=2, default=str, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        console.print()
+        console.print(summary_table(results))
+    if any(r.outcome is Outcome.ERROR for r in results):
+        return EXIT_ERROR
+    return EXIT_OK if all(r.outcome in _OK for r in results) else EXIT_FINDINGS
+
+
+def _ok() -> frozenset[Any]:
+    from cfn_debug.scenarios.results import Outcome
+
+    return frozenset({Outcome.PASSED, Outcome.WARNED, Outcome.SKIPPED})
+
+
+_OK = _ok()

@@ -1,0 +1,112 @@
+"""Print a scenario run on a Rich console: each scenario, its chains (through the headless
+ConsolePrinter, so steps and findings look as in `cfn-debug run`), its verdicts with the rule id
+and the contract sentence, its cleanup, and a summary table."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from cfn_debug.console import ConsolePrinter
+from cfn_debug.scenarios.results import (
+    ActionStarted,
+    Outcome,
+    Purpose,
+    ScenarioEnded,
+    ScenarioEvent,
+    ScenarioNote,
+    ScenarioResult,
+    ScenarioStarted,
+    Verdict,
+    VerdictReached,
+    VerdictStatus,
+)
+
+OUTCOME_STYLE = {
+    Outcome.PASSED: ("✔ passed", "bold green"),
+    Outcome.WARNED: ("▲ passed with warnings", "bold yellow"),
+    Outcome.FAILED: ("✖ failed", "bold red"),
+    Outcome.BLOCKED: ("✖ blocked", "bold red"),
+    Outcome.SKIPPED: ("○ skipped", "dim"),
+    Outcome.ERROR: ("✖ could not run", "bold magenta"),
+}
+VERDICT_STYLE = {
+    VerdictStatus.PASS: ("PASS", "green"),
+    VerdictStatus.FAIL: ("FAIL", "bold red"),
+    VerdictStatus.SKIP: ("SKIP", "dim"),
+}
+
+
+class ScenarioPrinter:
+    def __init__(self, console: Console, *, show_logs: bool = False) -> None:
+        self.console = console
+        self.chains = ConsolePrinter(console, show_logs=show_logs)
+
+    def handle(self, event: ScenarioEvent) -> None:
+        if isinstance(event, ScenarioStarted):
+            self.console.print()
+            self.console.rule(
+                f"[bold]{event.index + 1}/{event.total} {escape(event.name)}[/]: "
+                f"{escape(event.title)}",
+                align="left",
+            )
+            self.console.print(f"[dim]{escape(event.description)}[/]")
+        elif isinstance(event, ActionStarted):
+            tag = " [dim](cleanup)[/]" if event.purpose is Purpose.CLEANUP else ""
+            self.console.print(f"[bold cyan]» {escape(event.label)}[/]{tag}")
+            if event.waived:
+                self.console.print(
+                    f"  [dim]expected here, not counted: {', '.join(event.waived)} (the scenario "
+                    "sends this input on purpose)[/]"
+                )
+        elif isinstance(event, VerdictReached):
+            self.verdict(event.verdict)
+        elif isinstance(event, ScenarioNote):
+            style = "yellow" if event.warning else "dim"
+            self.console.print(f"  [{style}]{escape(event.message)}[/]")
+        elif isinstance(event, ScenarioEnded):
+            self.ended(event.result)
+        else:
+            self.chains.handle(event)
+
+    def verdict(self, verdict: Verdict) -> None:
+        from cfn_debug.contract import rule
+
+        word, style = VERDICT_STYLE[verdict.status]
+        where = f" [cyan]{escape(verdict.pointer)}[/]" if verdict.pointer else ""
+        self.console.print(
+            f"  [{style}]{word}[/] {verdict.level.value} [bold]{verdict.rule_id}[/]{where}: "
+            f"{escape(verdict.message)}"
+        )
+        if verdict.status is VerdictStatus.FAIL:
+            for sentence in rule(verdict.rule_id).contract.splitlines():
+                self.console.print(f"       [italic dim]“{escape(sentence)}”[/]")
+
+    def ended(self, result: ScenarioResult) -> None:
+        word, style = OUTCOME_STYLE[result.outcome]
+        extra = (
+            f"; {result.must_findings} MUST finding(s) in its steps" if result.must_findings else ""
+        )
+        if result.error:
+            extra += f"; {result.error}"
+        if result.leaked:
+            extra += f"; {len(result.leaked)} resource(s) left behind"
+        self.console.print(
+            f"[{style}]{word}[/] {escape(result.name)} in {result.total_s:.2f} s{escape(extra)}"
+        )
+
+
+def summary_table(results: list[ScenarioResult]) -> Table:
+    table = Table(title="contract scenarios", title_justify="left", show_lines=False)
+    table.add_column("scenario")
+    table.add_column("outcome")
+    table.add_column("failed rules")
+    for result in results:
+        word, style = OUTCOME_STYLE[result.outcome]
+        failed = sorted(
+            {v.rule_id for v in result.verdicts if v.status is VerdictStatus.FAIL}
+            | {f.rule_id for a in result.actions for f in a.counted_must}
+        )
+        table.add_row(result.name, f"[{style}]{word}[/]", ", ".join(failed))
+    return table
