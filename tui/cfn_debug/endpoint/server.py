@@ -325,6 +325,14 @@ class EmbeddedEndpoint:
             message = f"{stamp} {rid} Task timed out after {invocation.timeout_s:.2f} seconds"
             invocation.logs.add(message)
             return json.dumps({"errorMessage": message}).encode()
+        if invocation.outcome == "oom":
+            # Lambda stops a function past its MemorySize and reports it so.
+            message = f"RequestId: {rid} Error: Runtime exited with error: signal: killed"
+            invocation.logs.add(message)
+            invocation.logs.add("Runtime.OutOfMemory")
+            return json.dumps(
+                {"errorMessage": message, "errorType": "Runtime.OutOfMemory"}
+            ).encode()
         status = exit_description(invocation.exit_code)
         return json.dumps(
             {

@@ -33,6 +33,8 @@ READ_CHUNK = 65_536
 INIT_LIMIT_S = 10.0
 #: How long to wait for the sentinel line after the answer (it is written before the answer).
 LOG_GRACE_S = 2.0
+#: How often a running invocation's memory is compared with the function's MemorySize.
+MEMORY_POLL_S = 0.05
 
 _ROUTE = re.compile(
     r"^/2018-06-01/runtime/"
@@ -49,7 +51,7 @@ class Invocation:
     function_arn: str
     timeout_s: float
     logs: LogBuffer = field(default_factory=LogBuffer)
-    outcome: str | None = None  # "response", "error", "init_error", "exit", "timeout"
+    outcome: str | None = None  # "response", "error", "init_error", "exit", "timeout", "oom"
     payload: bytes = b""
     error_type: str | None = None
     exit_code: int | None = None
@@ -231,13 +233,15 @@ class Worker:
             if time.monotonic() > init_deadline:
                 invocation.finish("timeout")
                 break
+            if self._out_of_memory(invocation):
+                break
             self.taken.wait(0.05)
         if self.taken.is_set():
             remaining = invocation.started + invocation.timeout_s - time.monotonic()
             self._wait_answer(invocation, remaining)
         elif not invocation.answered.is_set():
             self._wait_answer(invocation, 0.0)
-        if invocation.outcome == "timeout":
+        if invocation.outcome in ("timeout", "oom"):
             self.kill()
         if not invocation.logs_closed.wait(LOG_GRACE_S if invocation.outcome != "timeout" else 0.5):
             # The sentinel never came (the handler closed its stdout?): its next lines could not
@@ -258,7 +262,22 @@ class Worker:
             if left <= 0:
                 invocation.finish("timeout")
                 return
-            invocation.answered.wait(min(left, 0.1))
+            if self._out_of_memory(invocation):
+                return
+            invocation.answered.wait(min(left, MEMORY_POLL_S))
+
+    def _out_of_memory(self, invocation: Invocation) -> bool:
+        """Past the function's MemorySize: kill the process, as Lambda does, and say so."""
+        rss = self.rss_kb()
+        if rss is None or rss <= self.spec.memory_mb * 1024:
+            return False
+        if invocation.finish("oom", exit_code=-9):
+            self.kill()
+        return True
+
+    def rss_kb(self) -> int | None:
+        """Resident memory of the process now (Linux /proc), None where it cannot be read."""
+        return _status_kb(self.pid, "VmRSS:")
 
     def exit_code(self) -> int | None:
         return self._process.poll() if self._process else None
@@ -324,14 +343,19 @@ class Worker:
 
     def max_rss_mb(self) -> int | None:
         """Peak resident memory of the process (Linux /proc), for the REPORT line."""
-        pid = self.pid
-        if pid is None:
-            return None
-        try:
-            with open(f"/proc/{pid}/status", encoding="ascii") as status:
-                for line in status:
-                    if line.startswith("VmHWM:"):
-                        return int(line.split()[1]) // 1024
-        except (OSError, ValueError):
-            return None
+        peak = _status_kb(self.pid, "VmHWM:")
+        return None if peak is None else peak // 1024
+
+
+def _status_kb(pid: int | None, key: str) -> int | None:
+    """A "kB" line of /proc/PID/status (None off Linux or once the process is gone)."""
+    if pid is None:
         return None
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(key):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
