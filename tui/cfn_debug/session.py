@@ -100,6 +100,8 @@ class Journal:
                 raise JournalError("the journal is closed", path=self.path)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                if self.path.exists():
+                    _drop_torn_tail(self.path)
                 fresh = not self.path.exists() or self.path.stat().st_size == 0
                 self._file = self.path.open("a", encoding="utf-8")
             except OSError as exc:
@@ -151,6 +153,32 @@ class Journal:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a torn last line (a writer killed mid-line) off a journal before appending to it.
+
+    Appending after it would glue the next entry onto the fragment and turn a torn last line,
+    which loads with a warning, into corruption in the middle, which does not load at all. The
+    fragment is an entry that was never completely written, so nothing complete is lost.
+    """
+    with path.open("rb+") as file:
+        end = file.seek(0, os.SEEK_END)
+        if end == 0:
+            return
+        file.seek(end - 1)
+        if file.read(1) == b"\n":
+            return
+        position = end
+        while position > 0:
+            size = min(65_536, position)
+            position -= size
+            file.seek(position)
+            found = file.read(size).rfind(b"\n")
+            if found >= 0:
+                file.truncate(position + found + 1)
+                return
+        file.truncate(0)
 
 
 def _step_dict(step: Step) -> dict[str, Any]:
