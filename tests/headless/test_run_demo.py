@@ -163,3 +163,21 @@ def test_broken_schema_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert str(schema) in proc.stderr
+
+
+def test_every_run_is_journalled_by_default(tmp_path: Path, state_home: Path) -> None:
+    from cfn_debug.session import load_journal
+
+    before = set(state_home.rglob("*.jsonl"))
+    proc = cfn_debug("run", str(EVENTS / "create.json"), "--max-delay", "0", state=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (journal,) = set(state_home.rglob("*.jsonl")) - before
+    assert str(journal) in proc.stdout
+    session = load_journal(journal)
+    (run,) = session.runs
+    assert run.final_status == "SUCCESS" and len(run.steps) >= 2
+    assert session.meta["project"] and Path(session.meta["project"]).is_dir()
+
+    proc = cfn_debug("run", str(EVENTS / "read.json"), "--no-journal", state=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert set(state_home.rglob("*.jsonl")) - before == {journal}

@@ -92,7 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("events", nargs="+", metavar="EVENT", help="event file(s) to run")
     _add_target_options(run)
     run.add_argument("--json", action="store_true", help="print one machine-readable document")
-    run.add_argument("--journal", metavar="FILE", help="append the session journal to FILE")
+    run.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="append the session journal to FILE (default: a new file in the user's state dir)",
+    )
+    run.add_argument("--no-journal", action="store_true", help="keep no journal of this run")
     run.add_argument(
         "--logs", action="store_true", help="print the handler's log lines of every step"
     )

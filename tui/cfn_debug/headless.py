@@ -29,7 +29,6 @@ def run_command(args: argparse.Namespace) -> int:
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
-    from cfn_debug.session import Journal
     from cfn_debug.workspace import Workspace
 
     if args.max_reinvoke < 0:
@@ -43,7 +42,8 @@ def run_command(args: argparse.Namespace) -> int:
     if build is not None and not watch:
         raise CfnDebugError("--build: runs before each re-run, so it needs --watch")
     events = [load_event(Path(path)) for path in args.events]
-    console = Console(stderr=args.json, highlight=False)
+    # soft_wrap: a CI log is wider than the 80 columns Rich assumes off a terminal.
+    console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
     options = ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay)
     runs: list[RunRecord] = []
@@ -56,7 +56,7 @@ def run_command(args: argparse.Namespace) -> int:
         region=args.region,
         profile=args.profile,
     )
-    journal = Journal(Path(args.journal)) if args.journal else None
+    journal = _open_journal(args, workspace)
     if watch:
         assert printer is not None
         try:
@@ -89,9 +89,21 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         console.print()
         console.print(summary_line(runs))
+    if journal is not None:
+        console.print(f"[dim]journal: {journal.path}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs):
         return EXIT_ERROR
     return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
+
+
+def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
+    """The crash-safe journal every run appends to: --journal FILE, else the user's state dir."""
+    from cfn_debug.session import Journal, default_journal_path
+
+    if getattr(args, "no_journal", False):
+        return None
+    path = Path(args.journal) if args.journal else default_journal_path()
+    return Journal(path, project=str(workspace.project.root), endpoint=workspace.endpoint_label)
 
 
 def _watch(
