@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import empty_state, fast_options, open_demo, run_scenarios, widgets
 
 from cfn_debug.contract import rule
 from cfn_debug.scenarios import SCENARIOS, Outcome, ScenarioResult, VerdictStatus
 from cfn_debug.workspace import Workspace
+from conftest import empty_state, fast_options, open_demo, run_scenarios, widgets
 
 ALL = {s.name for s in SCENARIOS}
 CREATING = ALL - {"list-empty", "update-without-create"}

@@ -31,19 +31,19 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
     config: dict[str, Any] | None = None
     given = getattr(args, "type_configuration", None)
     if given:
-        text = given
-        source: Path | None = None
-        if not given.lstrip().startswith("{"):
-            source = Path(given)
+        source: Path | None = Path(given) if Path(given).is_file() else None
+        if source is not None:
             from cfn_debug.events import read_json
 
             loaded = read_json(source)
         else:
             try:
-                loaded = json.loads(text)
+                loaded = json.loads(given)
             except json.JSONDecodeError as exc:
                 raise CfnDebugError(
-                    f"invalid JSON at column {exc.colno}: {exc.msg}", field="--type-configuration"
+                    f"expected a JSON object or a file holding one; not JSON at column "
+                    f"{exc.colno}: {exc.msg}",
+                    field="--type-configuration",
                 ) from None
         if not isinstance(loaded, dict):
             raise EventError(
