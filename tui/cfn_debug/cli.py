@@ -20,7 +20,9 @@ COMMANDS: dict[str, str] = {
     "serve": "cfn_debug.endpoint.command:serve_command",
     "run": "cfn_debug.headless:run_command",
     "export": "cfn_debug.export.command:export_command",
+    "rules": "cfn_debug.contract.command:rules_command",
     "scenario": "cfn_debug.scenarios.command:scenario_command",
+    "open": "cfn_debug.app.launch:open_command",
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -75,6 +77,25 @@ def build_parser() -> argparse.ArgumentParser:
     ui.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
     _add_target_options(ui)
     ui.add_argument("--watch", action="store_true", help="re-run on every save")
+    ui.add_argument(
+        "--build",
+        metavar="CMD",
+        help="in watch mode: shell command run before each re-run (e.g. 'sam build'); "
+        "a failed build is shown and nothing re-runs",
+    )
+    ui.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="write the session journal here (default: a new file under "
+        "$XDG_STATE_HOME/cfn-debug/journals)",
+    )
+
+    open_ = sub.add_parser(
+        "open", help="reopen a saved session (JSON transcript or .jsonl journal) read-only"
+    )
+    open_.add_argument(
+        "transcript", metavar="TRANSCRIPT", help="JSON transcript or session journal (.jsonl)"
+    )
 
     serve = sub.add_parser(
         "serve", help="serve the project's functions on a Docker-free local Lambda endpoint"
@@ -151,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scenario.add_argument("--seed", type=int, help="generated-inputs: Hypothesis seed")
     scenario.add_argument("--list", action="store_true", help="list the scenarios and exit")
+
+    rules = sub.add_parser("rules", help="list the contract rules the checks enforce")
+    rules.add_argument("rule_id", nargs="?", metavar="RULE_ID", help="show one rule in full")
+    rules.add_argument("--json", action="store_true", help="print the catalogue as JSON")
 
     export = sub.add_parser(
         "export", help="write a journal or transcript as JSON, Markdown, HTML or JUnit"

@@ -1,0 +1,47 @@
+"""`cfn-debug rules`: the catalogue as users and the README see it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from cfn_debug.contract import CATALOGUE
+from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_json_lists_every_rule_with_its_contract_sentence() -> None:
+    proc = cli("rules", "--json")
+    assert proc.returncode == 0, proc.stderr
+    documents = json.loads(proc.stdout)
+    assert [d["id"] for d in documents] == [r.id for r in CATALOGUE + SEQUENCE_RULES]
+    for document in documents:
+        assert document["level"] in ("MUST", "SHOULD")
+        assert document["contract"].strip(), document["id"]
+        assert document["actions"], document["id"]
+
+
+def test_one_rule_in_full_and_an_unknown_one() -> None:
+    proc = cli("rules", "delete-success-no-model")
+    assert proc.returncode == 0
+    assert "MUST NOT contain a model" in proc.stdout
+    proc = cli("rules", "no-such-rule")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("cfn-debug: error: no-such-rule: no such rule")
+    assert "Traceback" not in proc.stderr
+
+
+def test_readme_documents_every_rule_at_its_level() -> None:
+    rows = dict(re.findall(r"^\| `([a-z0-9-]+)` \| (MUST|SHOULD) \|", README.read_text(), re.M))
+    expected = {r.id: r.level.value for r in CATALOGUE + SEQUENCE_RULES}
+    assert rows == expected

@@ -1,0 +1,74 @@
+"""`cfn-debug rules [RULE_ID] [--json]`: the rule catalogue, as the checks, the docs and the
+exporters read it, so a finding's rule id can be looked up from any terminal or CI log."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from cfn_debug.contract import CATALOGUE, explain, rule
+from cfn_debug.contract.rules import Rule
+from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
+from cfn_debug.errors import CfnDebugError
+
+ACTION_ORDER = ("CREATE", "READ", "UPDATE", "DELETE", "LIST")
+
+
+def all_rules() -> tuple[Rule, ...]:
+    return CATALOGUE + SEQUENCE_RULES
+
+
+def rule_document(entry: Rule) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "level": entry.level.value,
+        "scope": entry.scope,
+        "actions": [a for a in ACTION_ORDER if any(x.value == a for x in entry.actions)],
+        "title": entry.title,
+        "contract": entry.contract,
+        "explanation": explain(entry.id) if entry in CATALOGUE else "",
+    }
+
+
+def rules_command(args: argparse.Namespace) -> int:
+    if args.rule_id:
+        try:
+            entries: tuple[Rule, ...] = (rule(args.rule_id),)
+        except KeyError:
+            known = ", ".join(r.id for r in all_rules())
+            raise CfnDebugError(
+                f"no such rule (known rules: {known})", field=args.rule_id
+            ) from None
+    else:
+        entries = all_rules()
+    if args.json:
+        json.dump([rule_document(e) for e in entries], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+
+    from rich.console import Console
+    from rich.table import Table
+
+    # Off a terminal (a CI log, a pipe) nothing limits the width to Rich's default 80 columns.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    if args.rule_id:
+        doc = rule_document(entries[0])
+        console.print(f"[bold]{doc['id']}[/]  {doc['level']}  ({', '.join(doc['actions'])})")
+        console.print(doc["title"])
+        console.print()
+        for sentence in doc["contract"].splitlines():
+            console.print(f"  [italic]“{sentence}”[/]")
+        if doc["explanation"]:
+            console.print()
+            console.print(doc["explanation"])
+        return 0
+    table = Table("rule", "level", "scope", "actions", "what it checks", box=None)
+    for entry in entries:
+        doc = rule_document(entry)
+        level = "[bold red]MUST[/]" if doc["level"] == "MUST" else "[yellow]SHOULD[/]"
+        actions = ", ".join(a.lower() for a in doc["actions"])
+        table.add_row(doc["id"], level, doc["scope"], actions, doc["title"])
+    console.print(table)
+    return 0
