@@ -40,7 +40,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
-from cfn_debug.redact import redact, redact_lines, redact_text
+from cfn_debug.redact import credential_values, redact, redact_lines, redact_text
 
 if TYPE_CHECKING:
     from cfn_debug.schema import ResourceSchema
@@ -104,15 +104,22 @@ def _checks() -> tuple[Any, Any, Any, Any]:
     return StepContext, check_step, check_chain, diff_models
 
 
-def _redact_result(result: InvokeResult) -> InvokeResult:
-    """The result with credentials scrubbed from its text (logs, messages, stack, body)."""
+def _redact_result(result: InvokeResult, values: tuple[str, ...] = ()) -> InvokeResult:
+    """The result with credentials scrubbed from its text (logs, messages, stack, body).
+
+    ``values`` are the credentials the request carried: a handler that prints one alone (no key
+    beside it for the patterns to recognise) is caught by value.
+    """
+    progress = redact(result.progress) if result.progress is not None else None
+    if values and progress is not None and isinstance(progress.get("message"), str):
+        progress = {**progress, "message": redact_text(progress["message"], values)}
     return dataclasses.replace(
         result,
-        progress=redact(result.progress) if result.progress is not None else None,
-        body_excerpt=redact_text(result.body_excerpt),
-        error_message=redact_text(result.error_message) if result.error_message else None,
-        stack_trace=redact_lines(result.stack_trace),
-        logs=redact_lines(result.logs),
+        progress=progress,
+        body_excerpt=redact_text(result.body_excerpt, values),
+        error_message=redact_text(result.error_message, values) if result.error_message else None,
+        stack_trace=redact_lines(result.stack_trace, values),
+        logs=redact_lines(result.logs, values),
     )
 
 
@@ -221,7 +228,7 @@ def _build_step(
         action=action,
         function_name=function_name,
         request=redact(request),
-        result=_redact_result(result),
+        result=_redact_result(result, credential_values(request)),
         started_at=started_at,
         limit_s=action.limit_s,
         callback_delay_s=callback_delay_s,

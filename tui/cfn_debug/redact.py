@@ -60,18 +60,69 @@ _SECRET_ASSIGNMENT = re.compile(
 )
 
 
-def redact_text(text: str) -> str:
-    """Replace access key ids and assigned secret keys inside free text (log lines, messages)."""
+# A session token assigned in text, e.g. "'sessionToken': 'IQoJb3...'" or "aws_session_token=...".
+_TOKEN_ASSIGNMENT = re.compile(r"(?i)(session[_ ]?token[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{16,}")
+#: Credential values shorter than this are not scrubbed by value (they would match too much).
+_SHORTEST_VALUE = 16
+
+
+def redact_text(text: str, values: Iterable[str] = ()) -> str:
+    """Replace access key ids and assigned secret keys and session tokens inside free text (log
+    lines, messages), and every occurrence of the credential ``values`` (see
+    ``credential_values``): a handler that prints a credential alone is caught by value."""
     if len(text) < _SHORTEST_SECRET:
         return text
+    for value in values:
+        if value in text:
+            text = text.replace(value, REDACTED)
     # str.__contains__ is far faster than the regex on long strings, and almost always False
     if ("AKIA" in text or "ASIA" in text) and _ACCESS_KEY.search(text):
         text = _ACCESS_KEY.sub(REDACTED, text)
+    if ("oken" in text or "OKEN" in text) and _TOKEN_ASSIGNMENT.search(text):
+        text = _TOKEN_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
     if "ecret" not in text and "ECRET" not in text:
         return text
     if not _SECRET_ASSIGNMENT.search(text):
         return text
     return _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def credential_values(payload: Any) -> tuple[str, ...]:
+    """The credential strings a payload carries, for scrubbing by value.
+
+    Looks where the two payload shapes keep them (``credentials``; ``requestData``'s
+    ``callerCredentials``/``providerCredentials``) and at secret keys beside them; values shorter
+    than 16 characters and cfn-debug's own placeholders are left out.
+    """
+    from cfn_debug.events import PLACEHOLDER_CREDENTIALS
+
+    placeholders = set(PLACEHOLDER_CREDENTIALS.values())
+    found: list[str] = []
+
+    def take(value: Any) -> None:
+        if (
+            isinstance(value, str)
+            and len(value) >= _SHORTEST_VALUE
+            and value not in placeholders
+            and value != REDACTED
+            and value not in found
+        ):
+            found.append(value)
+
+    if not isinstance(payload, dict):
+        return ()
+    for holder in (payload, payload.get("requestData"), payload.get("request")):
+        if not isinstance(holder, dict):
+            continue
+        for key, value in holder.items():
+            lowered = key.lower() if isinstance(key, str) else key
+            if lowered in CREDENTIAL_CONTAINERS and isinstance(value, dict):
+                for inner in value.values():
+                    take(inner)
+            elif lowered in SECRET_KEYS and lowered != "bearertoken":
+                take(value)
+    # the longest first: a value that contains another is replaced whole
+    return tuple(sorted(found, key=len, reverse=True))
 
 
 def _redact_container(value: Any) -> Any:
@@ -148,8 +199,9 @@ def _redact_list(obj: list[Any]) -> list[Any]:
     return obj if out is None else out
 
 
-def redact_lines(lines: Iterable[str]) -> list[str]:
-    return [redact_text(line) for line in lines]
+def redact_lines(lines: Iterable[str], values: Iterable[str] = ()) -> list[str]:
+    values = tuple(values)
+    return [redact_text(line, values) for line in lines]
 
 
 def _model_pointer_parts(pointer: str) -> list[str]:
