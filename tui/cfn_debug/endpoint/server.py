@@ -32,6 +32,7 @@ from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environme
 from cfn_debug.endpoint.template import FunctionSpec, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker
 from cfn_debug.errors import EndpointError
+from cfn_debug.redact import credential_values, redact_lines
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 TAIL_BYTES = 4096
@@ -133,12 +134,13 @@ class _InvokeHandler(BaseHTTPRequestHandler):
                 request_id,
             )
             return
+        secrets: tuple[str, ...] = ()
         if not body.strip():
             body = b"{}"
         else:
             try:
-                json.loads(body)
-            except ValueError:
+                secrets = credential_values(json.loads(body))
+            except (ValueError, RecursionError):
                 self._service_error(
                     400,
                     "InvalidRequestContent",
@@ -148,7 +150,9 @@ class _InvokeHandler(BaseHTTPRequestHandler):
                 )
                 return
         tail = self.headers.get("X-Amz-Log-Type", "None") == "Tail"
-        status, payload, headers = endpoint.invoke(pool, request_id, body, tail=tail)
+        status, payload, headers = endpoint.invoke(
+            pool, request_id, body, tail=tail, secrets=secrets
+        )
         self._send(status, payload, request_id, headers)
 
     def do_GET(self) -> None:
@@ -273,9 +277,19 @@ class EmbeddedEndpoint:
     # --- one invocation ---
 
     def invoke(
-        self, pool: FunctionPool, request_id: str, body: bytes, *, tail: bool = False
+        self,
+        pool: FunctionPool,
+        request_id: str,
+        body: bytes,
+        *,
+        tail: bool = False,
+        secrets: tuple[str, ...] = (),
     ) -> tuple[int, bytes, dict[str, str]]:
-        """Run one invocation; returns (HTTP status, body, extra headers) as Lambda answers."""
+        """Run one invocation; returns (HTTP status, body, extra headers) as Lambda answers.
+
+        The handler's lines are kept, tailed and printed with credentials redacted: by pattern,
+        and by value for the ``secrets`` the request carried (see redact.credential_values).
+        """
         spec = pool.spec
         invocation = Invocation(request_id, body, function_arn(spec.name), spec.timeout_s)
         started = time.monotonic()
@@ -295,7 +309,7 @@ class EmbeddedEndpoint:
         else:
             headers["X-Amz-Function-Error"] = "Unhandled"
             payload = self._error_payload(invocation)
-        lines = invocation.logs.lines()
+        lines = redact_lines(invocation.logs.lines(), secrets)
         self._logs.put(request_id, lines)
         report = self._report_lines(invocation, worker, started)
         if tail:
