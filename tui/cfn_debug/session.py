@@ -99,11 +99,13 @@ class Journal:
             if self._closed:
                 raise JournalError("the journal is closed", path=self.path)
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 if self.path.exists():
                     _drop_torn_tail(self.path)
                 fresh = not self.path.exists() or self.path.stat().st_size == 0
-                self._file = self.path.open("a", encoding="utf-8")
+                # Owner-only: the journal keeps writeOnly values (exports are made from it).
+                descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                self._file = open(descriptor, "a", encoding="utf-8")  # noqa: SIM115
             except OSError as exc:
                 raise JournalError(f"cannot write: {exc.strerror}", path=self.path) from None
             if fresh:
