@@ -130,6 +130,12 @@ def read_json(path: Path, error: type[CfnDebugError] = EventError) -> Any:
         raise error(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=path
         ) from None
+    except RecursionError:
+        raise error(
+            "expected JSON nested at most a few hundred levels deep: this file nests deeper "
+            "than the JSON reader can follow",
+            path=path,
+        ) from None
 
 
 def load_event(path: Path, *, name: str | None = None) -> EventSpec:
