@@ -132,11 +132,6 @@ def _drain(fd: int, sink: bytearray) -> None:
         sink.extend(chunk)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the dashboard does not journal yet: app/ (launch.py/app.py) should record every "
-    "ChainEvent in a session.Journal at session.default_journal_path() (or --journal)",
-)
 def test_kill_9_of_the_dashboard_mid_chain_loses_no_completed_step(tmp_path: Path) -> None:
     """The real dashboard (`cfn-debug ui`) under a pseudo-terminal runs a long IN_PROGRESS chain
     ("r" on the selected event) and is SIGKILLed after 5 steps: the journal it keeps under
