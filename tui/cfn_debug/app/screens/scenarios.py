@@ -1,0 +1,808 @@
+"""The contract scenarios screen: run the sequences of issue 6 and watch them, step by step.
+
+A list of every scenario with its outcome badge, the type configuration to send (the demo's
+``Fault`` switch is a select when the schema declares one), and, for the selected scenario, its
+actions as they run (each step's status, duration and findings; cleanup dimmed), its verdicts
+with the contract sentence a failure breaks, its notes and, for generated inputs, the minimal
+failing input.
+
+The worker only posts messages; :class:`ScenarioBoard` (plain data, no widgets) holds what the
+stream said so far and the screen renders it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Input, Select, Static
+
+from cfn_debug.app.render import Palette, format_duration, scrub, step_status
+from cfn_debug.errors import CfnDebugError
+from cfn_debug.records import (
+    DelayStarted,
+    EndReason,
+    Finding,
+    InvocationStarted,
+    Level,
+    RunEnded,
+    RunRecord,
+    Step,
+    StepCompleted,
+)
+from cfn_debug.scenarios import (
+    SCENARIOS,
+    ActionStarted,
+    Outcome,
+    Purpose,
+    ScenarioEnded,
+    ScenarioNote,
+    ScenarioResult,
+    ScenarioStarted,
+    Verdict,
+    VerdictReached,
+    VerdictStatus,
+)
+
+if TYPE_CHECKING:
+    from cfn_debug.chain import ChainOptions
+    from cfn_debug.scenarios import ScenarioRunner
+    from cfn_debug.schema import ResourceSchema
+    from cfn_debug.workspace import Workspace
+
+#: The badge (and its palette colour name) of each outcome, and of "not run" / "running".
+BADGES: dict[Outcome | str, tuple[str, str, str]] = {
+    Outcome.PASSED: ("✔", "passed", "ok"),
+    Outcome.WARNED: ("▲", "warned", "warn"),
+    Outcome.FAILED: ("✖", "failed", "error"),
+    Outcome.BLOCKED: ("✖", "blocked", "error"),
+    Outcome.SKIPPED: ("○", "skipped", "muted"),
+    Outcome.ERROR: ("✖", "could not run", "error"),
+    "idle": ("·", "not run", "muted"),
+    "running": ("▶", "running", "accent"),
+}
+VERDICT_WORDS = {VerdictStatus.PASS: "PASS", VerdictStatus.FAIL: "FAIL", VerdictStatus.SKIP: "SKIP"}
+
+
+def contract_of(rule_id: str) -> str | None:
+    """The contract sentence a rule enforces; None for an id the catalogue does not know."""
+    try:
+        from cfn_debug.contract import rule
+
+        return rule(rule_id).contract
+    except Exception:
+        return None
+
+
+# --- the state: what the stream said so far ------------------------------------------------
+
+
+@dataclass
+class ActionView:
+    """One chain of a scenario, as far as it has run."""
+
+    label: str
+    purpose: Purpose
+    waived: tuple[str, ...] = ()
+    steps: list[Step] = field(default_factory=list)
+    in_flight: InvocationStarted | None = None
+    delay: DelayStarted | None = None
+    run: RunRecord | None = None  # set when the chain ended
+
+
+@dataclass
+class ScenarioView:
+    name: str
+    title: str
+    description: str
+    state: str = "idle"  # idle, running, done
+    actions: list[ActionView] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    notes: list[tuple[str, bool]] = field(default_factory=list)  # (message, warning)
+    result: ScenarioResult | None = None
+
+    @property
+    def badge_key(self) -> Outcome | str:
+        if self.result is not None:
+            return self.result.outcome
+        return "running" if self.state == "running" else "idle"
+
+    def reset(self) -> None:
+        self.state, self.result = "running", None
+        self.actions, self.verdicts, self.notes = [], [], []
+
+
+class ScenarioBoard:
+    """Every scenario of the catalogue and what the latest run of each said. Plain data."""
+
+    def __init__(self) -> None:
+        self.views: dict[str, ScenarioView] = {
+            s.name: ScenarioView(s.name, s.title, s.description) for s in SCENARIOS
+        }
+        self.current: str | None = None  # the scenario the stream is in
+
+    def apply(self, event: object) -> str | None:
+        """Take one event of the scenario stream; returns the scenario it changed."""
+        if isinstance(event, ScenarioStarted):
+            view = self.views.setdefault(
+                event.name, ScenarioView(event.name, event.title, event.description)
+            )
+            view.reset()
+            self.current = event.name
+            return event.name
+        if isinstance(event, ScenarioEnded):
+            view = self.views.setdefault(
+                event.result.name, ScenarioView(event.result.name, event.result.title, "")
+            )
+            view.result, view.state = event.result, "done"
+            self.current = None
+            return view.name
+        if isinstance(event, (ActionStarted, VerdictReached, ScenarioNote)):
+            view = self.views.get(event.scenario)
+            if view is None:
+                return None
+            if isinstance(event, ActionStarted):
+                view.actions.append(ActionView(event.label, event.purpose, event.waived))
+            elif isinstance(event, VerdictReached):
+                view.verdicts.append(event.verdict)
+            else:
+                view.notes.append((event.message, event.warning))
+            return view.name
+        # a ChainEvent: it belongs to the last action of the scenario being played
+        view = self.views.get(self.current) if self.current else None
+        if view is None or not view.actions:
+            return None
+        action = view.actions[-1]
+        if isinstance(event, InvocationStarted):
+            action.in_flight, action.delay = event, None
+        elif isinstance(event, StepCompleted):
+            action.steps.append(event.step)
+            action.in_flight = None
+        elif isinstance(event, DelayStarted):
+            action.delay = event
+        elif isinstance(event, RunEnded):
+            action.run, action.in_flight, action.delay = event.run, None, None
+            if len(event.run.steps) >= len(action.steps):
+                action.steps = list(event.run.steps)
+        return view.name
+
+    def interrupt(self, why: str) -> None:
+        """The run stopped before the scenario being played ended (cancelled, broken)."""
+        view = self.views.get(self.current) if self.current else None
+        if view is not None and view.state == "running":
+            view.state = "idle"
+            view.notes.append((why, True))
+        self.current = None
+
+    def counts(self) -> dict[Outcome, int]:
+        found: dict[Outcome, int] = {}
+        for view in self.views.values():
+            if view.result is not None:
+                found[view.result.outcome] = found.get(view.result.outcome, 0) + 1
+        return found
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+def badge_text(key: Outcome | str, palette: Palette, *, word: bool = False) -> Text:
+    mark, label, colour = BADGES[key]
+    style = getattr(palette, colour)
+    text = Text(mark, style=f"bold {style}")
+    if word:
+        text.append(f" {label}", style=f"bold {style}")
+    return text
+
+
+def _finding_line(
+    finding: Finding, palette: Palette, clean: Callable[[str], str], *, counted: bool
+) -> Text:
+    colour = palette.error if finding.level is Level.MUST else palette.warn
+    line = Text("       ")
+    line.append(finding.level.value, style=f"bold {colour}" if counted else palette.muted)
+    line.append(f" {finding.rule_id}", style=f"bold {palette.accent}" if counted else "")
+    if finding.pointer:
+        line.append(f" {clean(finding.pointer)}", style=palette.muted)
+    line.append(f": {clean(finding.message)}".replace("\n", " "))
+    if not counted:
+        line.append("  (expected here, not counted)", style="italic")
+    return line
+
+
+def action_renderable(
+    action: ActionView, palette: Palette, *, deterministic: bool = False
+) -> RenderableType:
+    """The action's label, each step (status, duration, findings) and what is in flight."""
+    clean = scrub if deterministic else (lambda text: text)
+    cleanup = action.purpose is Purpose.CLEANUP
+    head = Text("» ", style=f"bold {palette.accent}")
+    head.append(action.label, style="bold")
+    if cleanup:
+        head.append("  (cleanup, not counted)", style="italic")
+    if action.run is not None:
+        end = action.run.end_reason
+        if end is not None and end is not EndReason.TERMINAL:
+            head.append(f"  ended: {end.value}", style=palette.warn)
+    lines: list[Text] = [head]
+    for step in action.steps:
+        status = step_status(step)
+        if status == "SUCCESS":
+            style = palette.ok
+        elif status in ("IN_PROGRESS", "PENDING"):
+            style = palette.accent
+        else:
+            style = palette.error
+        line = Text(f"    #{step.index} {step.action.value:<6} ")
+        line.append(f"{status:<12}", style=f"bold {style}")
+        code = (step.result.progress or {}).get("errorCode")
+        if code:
+            line.append(f" {code}", style=palette.error)
+        line.append(
+            f"  {format_duration(step.result.duration_s, deterministic=deterministic):>8}",
+            style=palette.muted,
+        )
+        count = len(step.findings)
+        line.append(
+            f"  {count} finding{'s' if count != 1 else ''}",
+            style=(palette.error if any(f.level is Level.MUST for f in step.findings) else "")
+            if count
+            else palette.muted,
+        )
+        lines.append(line)
+        for finding in step.findings:
+            counted = not cleanup and finding.rule_id not in action.waived
+            lines.append(_finding_line(finding, palette, clean, counted=counted))
+    if action.run is not None:
+        for finding in action.run.chain_findings:
+            counted = not cleanup and finding.rule_id not in action.waived
+            lines.append(_finding_line(finding, palette, clean, counted=counted))
+    if action.in_flight is not None:
+        flight = action.in_flight
+        lines.append(
+            Text(
+                f"    #{flight.index} {flight.action.value:<6} … waiting for the handler "
+                f"(limit {flight.limit_s:.0f} s)",
+                style=palette.accent,
+            )
+        )
+    elif action.delay is not None and action.run is None:
+        lines.append(
+            Text(
+                f"    waiting {action.delay.seconds:g} s before re-invoking "
+                f"(callbackDelaySeconds {action.delay.requested_s:g})",
+                style=palette.muted,
+            )
+        )
+    group = Group(*lines)
+    if cleanup:
+        for line in lines:
+            line.stylize("dim")
+    return group
+
+
+def verdict_renderable(
+    verdict: Verdict, palette: Palette, *, deterministic: bool = False
+) -> RenderableType:
+    clean = scrub if deterministic else (lambda text: text)
+    colour = {
+        VerdictStatus.PASS: palette.ok,
+        VerdictStatus.FAIL: palette.error,
+        VerdictStatus.SKIP: palette.muted,
+    }[verdict.status]
+    line = Text("  ")
+    line.append(VERDICT_WORDS[verdict.status], style=f"bold {colour}")
+    level_colour = palette.error if verdict.level is Level.MUST else palette.warn
+    line.append(f" {verdict.level.value}", style=level_colour if verdict.failed else "")
+    line.append(f" {verdict.rule_id}", style=f"bold {palette.accent}")
+    if verdict.pointer:
+        line.append(f" {clean(verdict.pointer)}", style=palette.muted)
+    if verdict.action:
+        line.append(f" [{verdict.action}]", style=palette.muted)
+    line.append(f": {clean(verdict.message)}")
+    parts: list[RenderableType] = [line]
+    if verdict.failed:
+        sentence = contract_of(verdict.rule_id)
+        if sentence:
+            for piece in sentence.splitlines():
+                parts.append(Text(f"       “{piece}”", style=f"italic {palette.muted}"))
+    return Group(*parts)
+
+
+def scenario_renderable(
+    view: ScenarioView, palette: Palette, *, deterministic: bool = False
+) -> RenderableType:
+    """Everything about one scenario: outcome, actions and steps, verdicts, notes, inputs."""
+    clean = scrub if deterministic else (lambda text: text)
+    head = Text()
+    head.append(view.name, style="bold")
+    head.append(f": {view.title}   ")
+    head.append_text(badge_text(view.badge_key, palette, word=True))
+    result = view.result
+    if result is not None:
+        head.append(
+            f" in {format_duration(result.total_s, deterministic=deterministic)}",
+            style=palette.muted,
+        )
+    parts: list[RenderableType] = [head, Text(view.description, style=palette.muted)]
+    if view.state == "idle" and result is None and not view.actions:
+        parts.append(Text("\nNot run yet: r runs it, a runs every scenario.", style="italic"))
+        return Group(*parts)
+    if result is not None and result.error:
+        parts.append(Text(f"Error: {clean(result.error)}", style=f"bold {palette.error}"))
+    if result is not None and result.must_findings:
+        parts.append(
+            Text(
+                f"{result.must_findings} MUST finding(s) in its steps",
+                style=f"bold {palette.error}",
+            )
+        )
+    if view.actions:
+        parts.append(Text("\nActions", style="bold underline"))
+        parts.extend(
+            action_renderable(a, palette, deterministic=deterministic) for a in view.actions
+        )
+    if view.verdicts:
+        parts.append(Text("\nVerdicts", style="bold underline"))
+        parts.extend(
+            verdict_renderable(v, palette, deterministic=deterministic) for v in view.verdicts
+        )
+    if view.notes:
+        parts.append(Text("\nNotes", style="bold underline"))
+        for message, warning in view.notes:
+            parts.append(
+                Text(f"  {clean(message)}", style=palette.warn if warning else palette.muted)
+            )
+    if result is not None and result.leaked:
+        parts.append(
+            Text(
+                f"\nLeft behind ({len(result.leaked)}): "
+                + ", ".join(clean(json.dumps(i, sort_keys=True)) for i in result.leaked),
+                style=f"bold {palette.warn}",
+            )
+        )
+    if result is not None and result.examples_run is not None:
+        parts.append(Text(f"\nGenerated inputs tried: {result.examples_run}"))
+    if result is not None and result.minimal_input is not None:
+        parts.append(Text("Minimal failing input:", style="bold"))
+        parts.append(Text(clean(json.dumps(result.minimal_input, indent=2, sort_keys=True))))
+    return Group(*parts)
+
+
+# --- messages the worker posts -----------------------------------------------------------------
+
+
+class ScenarioUpdate(Message, bubble=False):
+    """One event of the scenario stream, as it arrived."""
+
+    def __init__(self, generation: int, event: object) -> None:
+        super().__init__()
+        self.generation = generation
+        self.event = event
+
+
+class ScenarioRunFailed(Message, bubble=False):
+    def __init__(self, generation: int, error: str) -> None:
+        super().__init__()
+        self.generation = generation
+        self.error = error
+
+
+class ScenarioRunDone(Message, bubble=False):
+    def __init__(self, generation: int) -> None:
+        super().__init__()
+        self.generation = generation
+
+
+# --- the screen --------------------------------------------------------------------------------
+
+
+def fault_choices(schema: ResourceSchema | None) -> list[str]:
+    """The values of the schema's typeConfiguration ``Fault`` enum (the demo's bug switch)."""
+    if schema is None:
+        return []
+    definition = schema.raw.get("typeConfiguration")
+    if not isinstance(definition, dict):
+        return []
+    fault = (definition.get("properties") or {}).get("Fault")
+    if not isinstance(fault, dict) or not isinstance(fault.get("enum"), list):
+        return []
+    return [str(value) for value in fault["enum"]]
+
+
+class ScenariosScreen(ModalScreen[None]):
+    """Contract scenarios: a list with outcome badges, live progress, verdicts and notes."""
+
+    DEFAULT_CSS = """
+    ScenariosScreen {
+        background: $background;
+        layout: vertical;
+        align: left top;
+    }
+    #sc-header {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+        color: $foreground;
+    }
+    #sc-main {
+        height: 1fr;
+    }
+    #sc-left {
+        width: 42;
+    }
+    #sc-list {
+        height: 1fr;
+        border: round $foreground 25%;
+        border-title-color: $primary;
+        background: $surface;
+    }
+    #sc-list:focus {
+        border: round $primary;
+    }
+    #sc-fault, #sc-config {
+        width: 100%;
+    }
+    #sc-config-label {
+        padding: 0 1;
+        color: $text-muted;
+    }
+    #sc-progress {
+        height: 2;
+        padding: 0 1;
+        background: $boost;
+    }
+    #sc-progress.-error {
+        background: $error 15%;
+        border-left: thick $error;
+    }
+    #sc-progress.-ok {
+        border-left: thick $success;
+    }
+    #sc-progress.-warn {
+        background: $warning 12%;
+        border-left: thick $warning;
+    }
+    #sc-detail {
+        width: 1fr;
+        border: round $foreground 25%;
+        border-title-color: $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    """
+
+    BINDINGS = [
+        Binding("r", "run_selected", "Run", id="scenarios-run"),
+        Binding("a", "run_all", "Run all", id="scenarios-run-all"),
+        Binding("x", "cancel", "Cancel", id="scenarios-cancel"),
+        Binding("escape,q", "close", "Back", id="scenarios-close"),
+    ]
+
+    def __init__(
+        self,
+        workspace: Workspace | None,
+        *,
+        chain: ChainOptions | None = None,
+        examples: int | None = None,
+        deterministic: bool = False,
+    ) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.chain_options = chain
+        self.examples = examples
+        self.deterministic = deterministic
+        self.board = ScenarioBoard()
+        self.runner: ScenarioRunner | None = None
+        self.generation = 0
+        self.running = False
+        self.cancelling = False
+        self.failed = False  # the latest run stopped on an error (its message is shown)
+        self.faults = fault_choices(workspace.schema if workspace is not None else None)
+
+    @classmethod
+    def for_app(cls, app: Any) -> ScenariosScreen:
+        """The screen for the dashboard ``app``: its workspace and its chain settings."""
+        from cfn_debug.chain import ChainOptions
+
+        config = getattr(app, "config", None)
+        chain = ChainOptions(
+            max_reinvoke=getattr(config, "max_reinvoke", 100),
+            max_delay_s=getattr(config, "max_delay", None),
+        )
+        return cls(
+            getattr(app, "workspace", None),
+            chain=chain,
+            deterministic=bool(getattr(config, "deterministic", False)),
+        )
+
+    # --- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._header_text(), id="sc-header")
+        with Horizontal(id="sc-main"):
+            with Vertical(id="sc-left"):
+                yield DataTable(id="sc-list", cursor_type="row", zebra_stripes=False)
+                yield Static("Sent with every request:", id="sc-config-label")
+                if self.faults:
+                    yield Select(
+                        [(name, name) for name in self.faults],
+                        prompt="Fault: none (the handlers behave)",
+                        allow_blank=True,
+                        id="sc-fault",
+                    )
+                yield Input(
+                    placeholder="type configuration: a JSON object",
+                    id="sc-config",
+                )
+            with VerticalScroll(id="sc-detail"):
+                yield Static(id="sc-body")
+        yield Static(id="sc-progress")
+        yield Footer()
+
+    def _header_text(self) -> Text:
+        text = Text("Contract scenarios", style="bold")
+        workspace = self.workspace
+        if workspace is not None:
+            schema = workspace.schema
+            name = schema.type_name if schema is not None else "(no schema)"
+            endpoint = workspace.endpoint_label
+            if self.deterministic:
+                endpoint = scrub(endpoint)
+            text.append(f"  {name} at {endpoint}", style="dim")
+        return text
+
+    def on_mount(self) -> None:
+        table = self.query_one("#sc-list", DataTable)
+        table.border_title = "Scenarios"
+        self.query_one("#sc-detail").border_title = "Scenario"
+        table.add_column(" ", key="badge", width=1)
+        table.add_column("scenario", key="name")
+        for view in self.board.views.values():
+            table.add_row(badge_text(view.badge_key, self.palette), view.name, key=view.name)
+        table.focus()
+        if self.workspace is None:
+            self._progress(
+                "The project is not open yet (or could not be opened).",
+                "Close this screen (Esc) and wait for the endpoint, or fix the project.",
+                "error",
+            )
+        elif self.workspace.schema is None:
+            self._progress(
+                "Scenarios need the resource schema: none found in the project.",
+                "Give it with --schema FILE when starting cfn-debug.",
+                "error",
+            )
+        else:
+            self._progress(
+                f"{len(SCENARIOS)} scenarios. r runs the selected one, a runs them all.",
+                "Pick a Fault or type a type configuration to send with every request.",
+            )
+        self._show_selected()
+
+    @property
+    def palette(self) -> Palette:
+        try:
+            from cfn_debug.app.themes import palette_for
+
+            return palette_for(self.app.current_theme)
+        except Exception:  # an unknown theme: the plain colours
+            return Palette()
+
+    # --- selection and rendering -------------------------------------------------------------
+
+    def selected_name(self) -> str | None:
+        table = self.query_one("#sc-list", DataTable)
+        if not table.row_count:
+            return None
+        row = table.cursor_row
+        names = list(self.board.views)
+        return names[row] if 0 <= row < len(names) else None
+
+    @on(DataTable.RowHighlighted, "#sc-list")
+    def _highlighted(self, _message: DataTable.RowHighlighted) -> None:
+        self._show_selected()
+
+    @on(DataTable.RowSelected, "#sc-list")
+    def _chosen(self, _message: DataTable.RowSelected) -> None:
+        self.action_run_selected()
+
+    def _show_selected(self) -> None:
+        name = self.selected_name()
+        body = self.query_one("#sc-body", Static)
+        if name is None:
+            body.update("")
+            return
+        body.update(
+            scenario_renderable(
+                self.board.views[name], self.palette, deterministic=self.deterministic
+            )
+        )
+
+    def _refresh_badge(self, name: str) -> None:
+        table = self.query_one("#sc-list", DataTable)
+        view = self.board.views.get(name)
+        if view is None or name not in {key.value for key in table.rows}:
+            return
+        table.update_cell(name, "badge", badge_text(view.badge_key, self.palette))
+
+    def _select(self, name: str) -> None:
+        names = list(self.board.views)
+        if name in names:
+            self.query_one("#sc-list", DataTable).move_cursor(row=names.index(name))
+
+    def _progress(self, text: str, hint: str = "", tone: str = "") -> None:
+        widget = self.query_one("#sc-progress", Static)
+        for cls in ("-error", "-ok", "-warn"):
+            widget.remove_class(cls)
+        if tone:
+            widget.add_class(f"-{tone}")
+        content = Text(text, style="bold" if tone else "")
+        if hint:
+            content.append("\n" + hint, style="dim")
+        widget.update(content)
+
+    # --- the type configuration ------------------------------------------------------------
+
+    def type_configuration(self) -> dict[str, Any] | None:
+        """What the controls say: the JSON typed in, with the Fault picked merged in; checked
+        against the schema's typeConfiguration (raises CfnDebugError)."""
+        from cfn_debug.scenarios.command import type_configuration
+
+        text = self.query_one("#sc-config", Input).value.strip()
+        fault: str | None = None
+        if self.faults:
+            choice = self.query_one("#sc-fault", Select).value
+            fault = None if choice is Select.NULL else str(choice)
+        args = argparse.Namespace(type_configuration=text or None, fault=fault)
+        schema = self.workspace.schema if self.workspace is not None else None
+        return type_configuration(args, schema)
+
+    # --- running -----------------------------------------------------------------------------
+
+    def action_run_selected(self) -> None:
+        name = self.selected_name()
+        if name is None:
+            self.app.bell()
+            return
+        self.start([name])
+
+    def action_run_all(self) -> None:
+        self.start([s.name for s in SCENARIOS])
+
+    def start(self, names: Sequence[str]) -> None:
+        """Run ``names`` (catalogue order) with the type configuration the controls say."""
+        if self.running or self.workspace is None:
+            self.app.bell()
+            return
+        if getattr(self.app, "running", False):
+            self._progress(
+                "A chain is running in the dashboard.",
+                "Wait for it to end (or stop it with x there), then run the scenarios.",
+                "warn",
+            )
+            return
+        from cfn_debug.chain import ChainOptions
+        from cfn_debug.scenarios import ScenarioOptions, ScenarioRunner
+
+        try:
+            config = self.type_configuration()
+            options = ScenarioOptions(
+                chain=self.chain_options or ChainOptions(),
+                type_configuration=config,
+            )
+            if self.examples is not None:
+                options.examples = self.examples
+            runner = ScenarioRunner(self.workspace, options)
+        except CfnDebugError as error:
+            self._progress(f"Not started: {error}", "Fix it and press r again.", "error")
+            return
+        self.runner = runner
+        self.generation += 1
+        self.running, self.cancelling, self.failed = True, False, False
+        sent = f" with type configuration {json.dumps(config)}" if config is not None else ""
+        self._progress(
+            f"Running {len(names)} scenario(s){sent}…",
+            f"inputs: {runner.inputs.source} · x cancels",
+        )
+        self._run(self.generation, runner, list(names))
+
+    @work(exclusive=True, group="scenarios", exit_on_error=False)
+    async def _run(self, generation: int, runner: ScenarioRunner, names: list[str]) -> None:
+        """Feed the stream to the screen. Stops after the scenario in play when cancelled."""
+        try:
+            async for event in runner.run(names):
+                self.post_message(ScenarioUpdate(generation, event))
+                if isinstance(event, ScenarioEnded) and runner.control.cancelled:
+                    break
+        except CfnDebugError as error:
+            self.post_message(ScenarioRunFailed(generation, str(error)))
+        except asyncio.CancelledError:
+            runner.cancel()
+            raise
+        except Exception as error:  # the engine broke: say so in place, never a traceback
+            self.post_message(ScenarioRunFailed(generation, f"{type(error).__name__}: {error}"))
+        finally:
+            self.post_message(ScenarioRunDone(generation))
+
+    def on_scenario_update(self, message: ScenarioUpdate) -> None:
+        if message.generation != self.generation or not self.is_attached:
+            return
+        event = message.event
+        name = self.board.apply(event)
+        if name is None:
+            return
+        if isinstance(event, ScenarioStarted):
+            self._refresh_badge(name)
+            self._select(name)  # follow the scenario in play
+            if not self.cancelling:
+                self._progress(
+                    f"Running {event.index + 1}/{event.total}: {event.name}: {event.title}…",
+                    "x cancels (what was created is reported, not deleted)",
+                )
+        elif isinstance(event, ScenarioEnded):
+            self._refresh_badge(name)
+        if name == self.selected_name():
+            self._show_selected()
+
+    def on_scenario_run_failed(self, message: ScenarioRunFailed) -> None:
+        if message.generation != self.generation or not self.is_attached:
+            return
+        self.board.interrupt(f"stopped: {message.error}")
+        self._progress(f"The scenarios stopped: {message.error}", "Press r to try again.", "error")
+        self.failed = True
+
+    def on_scenario_run_done(self, message: ScenarioRunDone) -> None:
+        if message.generation != self.generation or not self.is_attached:
+            return
+        self.running = False
+        if self.board.current is not None:
+            self.board.interrupt("cancelled before it ended")
+        for name in self.board.views:
+            self._refresh_badge(name)
+        self._show_selected()
+        if self.failed:
+            return
+        self._summarise()
+
+    def _summarise(self) -> None:
+        counts = self.board.counts()
+        done = [v.result for v in self.board.views.values() if v.result is not None]
+        parts = [f"{n} {BADGES[o][1]}" for o, n in counts.items() if n]
+        bad = counts.get(Outcome.FAILED, 0) + counts.get(Outcome.BLOCKED, 0)
+        bad += counts.get(Outcome.ERROR, 0)
+        tone = "error" if bad else ("warn" if counts.get(Outcome.WARNED) else "ok")
+        leaked = sum(len(r.leaked) for r in done)
+        hint = "Select a scenario to see its steps, verdicts and notes."
+        if leaked:
+            hint = f"{leaked} resource(s) left behind: see the scenario's notes. " + hint
+        prefix = "Cancelled. " if self.cancelling else ""
+        self._progress(prefix + "Scenarios: " + ", ".join(parts or ["none ran"]), hint, tone)
+
+    def action_cancel(self) -> None:
+        if not self.running or self.runner is None:
+            self.app.bell()
+            return
+        self.cancelling = True
+        self.runner.cancel()
+        self._progress(
+            "Cancelling: the running chain is abandoned…",
+            "What the scenario created is reported in its notes, not deleted.",
+            "warn",
+        )
+
+    def action_close(self) -> None:
+        if self.running and self.runner is not None:
+            self.runner.cancel()
+        self.dismiss(None)
