@@ -174,3 +174,19 @@ async def test_cancel_stops_after_the_scenario_in_play(demo_state: Path) -> None
         # Esc goes back to the dashboard
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ScenariosScreen), "closing")
+
+
+async def test_run_all_on_the_demo_every_scenario_passes(demo_state: Path) -> None:
+    (demo_state / ".seeded").write_text("seeded\n", encoding="utf-8")  # list-empty needs none
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_scenarios(pilot)
+        await pilot.press("a")
+        await wait_until(
+            pilot, lambda: screen.generation == 1 and not screen.running, "every scenario"
+        )
+        await pilot.pause()
+        text = screen_text(app)
+        for entry in SCENARIOS:
+            assert "✔" in row_text(text, entry.name), row_text(text, entry.name)
+        assert f"{len(SCENARIOS)} passed" in progress(screen)
