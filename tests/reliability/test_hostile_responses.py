@@ -33,6 +33,7 @@ from cfn_debug.workspace import Workspace
 from invoke.lambda_stub import LambdaStub, Reply
 from reliability.support import (
     HOSTILE,
+    alive,
     children_of,
     event_spec,
     rss_kb,
@@ -426,3 +427,16 @@ async def test_a_worker_killed_during_an_invoke_answers_as_lambda_does(hostile: 
     await still_works(hostile)
     await asyncio.sleep(0)
     assert killed[0] not in children_of(endpoint_pid) - before
+
+
+async def test_a_warm_worker_killed_while_idle_is_replaced_unnoticed(hostile: Workspace):
+    """SIGKILL a warm worker between invocations (as an OOM killer might): the next invocation
+    of that function runs on a fresh worker and succeeds; nobody sees an error."""
+    await still_works(hostile)
+    pool = hostile.embedded.pool("Hostile")
+    idle = [w.pid for w in list(pool._idle) if w.pid is not None]
+    assert idle, "no warm worker"
+    for pid in idle:
+        os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not any(alive(pid) for pid in idle), "the workers to die", timeout=10)
+    await still_works(hostile)
