@@ -181,3 +181,17 @@ def test_every_run_is_journalled_by_default(tmp_path: Path, state_home: Path) ->
     proc = cfn_debug("run", str(EVENTS / "read.json"), "--no-journal", state=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert set(state_home.rglob("*.jsonl")) - before == {journal}
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--logs"]])
+def test_write_only_values_are_masked_unless_revealed(tmp_path: Path, extra: list[str]) -> None:
+    secret = json.loads((EVENTS / "create.json").read_text())["request"]["desiredResourceState"][
+        "Secret"
+    ]
+    args = ["run", str(EVENTS / "create.json"), "--max-delay", "0", "--no-journal", *extra]
+    proc = cfn_debug(*args, state=tmp_path / "a")
+    assert proc.returncode == 0, proc.stderr
+    assert secret not in proc.stdout + proc.stderr
+    assert "***WRITE-ONLY***" in proc.stdout
+    revealed = cfn_debug(*args, "--reveal-write-only", state=tmp_path / "b")
+    assert secret in revealed.stdout

@@ -120,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--no-journal", action="store_true", help="keep no journal of this run")
     run.add_argument(
+        "--reveal-write-only",
+        action="store_true",
+        help="print writeOnly property values instead of masking them",
+    )
+    run.add_argument(
         "--logs", action="store_true", help="print the handler's log lines of every step"
     )
     run.add_argument(

@@ -42,6 +42,7 @@ def run_command(args: argparse.Namespace) -> int:
     if build is not None and not watch:
         raise CfnDebugError("--build: runs before each re-run, so it needs --watch")
     events = [load_event(Path(path)) for path in args.events]
+    reveal = bool(getattr(args, "reveal_write_only", False))
     # soft_wrap: a CI log is wider than the 80 columns Rich assumes off a terminal.
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
@@ -57,6 +58,10 @@ def run_command(args: argparse.Namespace) -> int:
         profile=args.profile,
     )
     journal = _open_journal(args, workspace)
+    write_only = workspace.schema.write_only if workspace.schema is not None else ()
+    masked = OutputMasker(write_only, reveal=reveal)
+    if printer is not None:
+        printer = MaskedPrinter(printer, masked)
     if watch:
         assert printer is not None
         try:
@@ -84,7 +89,7 @@ def run_command(args: argparse.Namespace) -> int:
         workspace.close()
 
     if args.json:
-        json.dump(_document(workspace, runs), sys.stdout, indent=2, default=str)
+        json.dump(_document(workspace, runs, masked), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     else:
         console.print()
@@ -94,6 +99,66 @@ def run_command(args: argparse.Namespace) -> int:
     if any(run.end_reason is EndReason.ERROR for run in runs):
         return EXIT_ERROR
     return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
+
+
+class OutputMasker:
+    """What `run` prints or writes as JSON shows no writeOnly value unless --reveal-write-only.
+
+    Credentials are redacted whatever the option. The journal is the user's private record and
+    keeps the values (still without credentials); exports mask them again.
+    """
+
+    def __init__(self, write_only: Any, *, reveal: bool) -> None:
+        self.write_only = tuple(write_only)
+        self.reveal = reveal
+        self._first: dict[str, Any] = {}  # run id -> first step: it carries what was requested
+
+    def _masker(self, steps: list[Any]) -> Any:
+        from cfn_debug.export.masking import Masker
+        from cfn_debug.records import RunRecord
+
+        holder = RunRecord("", "", None, steps[0].action, "", "", "", steps=steps)
+        return Masker(self.write_only, reveal_write_only=self.reveal, runs=[holder]), holder
+
+    def step(self, run_id: str, step: Any) -> Any:
+        first = self._first.setdefault(run_id, step)
+        steps = [first, step] if first is not step else [step]
+        masker, holder = self._masker(steps)
+        return masker.run(holder).steps[-1]
+
+    def run_dict(self, run: Any) -> dict[str, Any]:
+        if not run.steps:
+            from cfn_debug.redact import redact
+
+            return redact(run.to_dict())  # type: ignore[no-any-return]
+        from cfn_debug.export.masking import Masker
+
+        return Masker(self.write_only, reveal_write_only=self.reveal, runs=[run]).run_dict(run)  # type: ignore[no-any-return]
+
+    def event(self, event: Any) -> Any:
+        """A masked copy of a step or run event; other events as they are."""
+        from cfn_debug.records import RunEnded, RunRecord, StepCompleted
+
+        if isinstance(event, StepCompleted):
+            return StepCompleted(event.run_id, self.step(event.run_id, event.step))
+        if isinstance(event, RunEnded) and event.run.steps:
+            return RunEnded(RunRecord.from_dict(self.run_dict(event.run)))
+        return event
+
+
+class MaskedPrinter:
+    """A ConsolePrinter handed only masked events."""
+
+    def __init__(self, printer: Any, masker: OutputMasker) -> None:
+        self.printer = printer
+        self.masker = masker
+        self.console = printer.console
+
+    def handle(self, event: Any) -> None:
+        self.printer.handle(self.masker.event(event))
+
+    def handle_watch(self, event: Any) -> None:
+        self.printer.handle_watch(self.masker.event(event))
 
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
@@ -141,7 +206,7 @@ def _watch(
     return EXIT_INTERRUPTED
 
 
-def _document(workspace: Any, runs: list[Any]) -> dict[str, Any]:
+def _document(workspace: Any, runs: list[Any], masked: OutputMasker) -> dict[str, Any]:
     must = sum(len(run.must_failures) for run in runs)
     return {
         "cfn_debug": __version__,
@@ -149,5 +214,5 @@ def _document(workspace: Any, runs: list[Any]) -> dict[str, Any]:
         "type_name": workspace.schema.type_name if workspace.schema else None,
         "ok": must == 0,
         "must_findings": must,
-        "runs": [run.to_dict() for run in runs],
+        "runs": [masked.run_dict(run) for run in runs],
     }
