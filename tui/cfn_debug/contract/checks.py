@@ -466,7 +466,10 @@ def requested_properties_returned(ctx: StepContext) -> Problems:
     guide lets handlers ignore them) and those with a propertyTransform (CloudFormation compares
     them after the transform, which cfn-debug cannot run). Extra properties in the model are
     fine; an extra element in an array is not (arrays are compared whole, as `cfn test` does),
-    and insertionOrder-false arrays are compared as multisets at any depth."""
+    and insertionOrder-false arrays are compared as multisets at any depth. A requested empty
+    array or object that the model leaves out is not reported: the contract forbids returning
+    properties that have no values, and cloudformation-cli-python-lib turns [] and {} into None
+    before a Python handler sees them, so a correct handler cannot return them."""
     if ctx.status != "SUCCESS" or ctx.original_desired is None:
         return []
     model = ctx.resource_model
@@ -491,6 +494,8 @@ def requested_properties_returned(ctx: StepContext) -> Problems:
         )
         if change.kind is ChangeKind.ADDED and not in_array:
             continue  # a property the request did not set: allowed
+        if change.kind is ChangeKind.REMOVED and not in_array and change.before in ([], {}):
+            continue  # an empty collection requested: "no value", which the model must not hold
         where = "/resourceModel" + (parent if in_array else change.pointer)
         if change.kind is ChangeKind.REMOVED and not in_array:
             text = f"requested {change.pointer} = {_short(change.before)} is missing"
