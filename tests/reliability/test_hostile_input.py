@@ -262,6 +262,31 @@ def test_load_schema_of_a_file_nested_10000_deep_is_a_schema_error(tmp_path: Pat
     check_typed(raised.value, path)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="schema.schema_from_dict lets RecursionError escape (from jsonschema's meta-schema "
+    "validation in _check_meta_schema) for property definitions nested 150 objects deep: it "
+    "should raise SchemaError naming the file and the too-deep property",
+)
+def test_schema_with_properties_nested_150_deep_is_a_schema_error() -> None:
+    """A schema whose property A is an object of an object ... 150 levels deep (valid JSON, parses
+    fine): a SchemaError naming the file, not a RecursionError."""
+    definition: dict[str, Any] = {"type": "string"}
+    for _ in range(150):
+        definition = {"type": "object", "properties": {"A": definition}}
+    data = {
+        "typeName": "Aa::Bb::Cc",
+        "description": "deep",
+        "properties": {"Id": {"type": "string"}, "A": definition},
+        "primaryIdentifier": ["/properties/Id"],
+        "additionalProperties": False,
+    }
+    path = Path("/schemas/deep.json")
+    with pytest.raises(SchemaError) as raised:
+        schema_from_dict(data, path=path)
+    check_typed(raised.value, path)
+
+
 @settings(SETTINGS, max_examples=min(EXAMPLES, 100))
 @given(raw=st.binary(max_size=120) | mutated_schemas().map(lambda v: json.dumps(v).encode()))
 @example(raw=b"\xff\xfe")
