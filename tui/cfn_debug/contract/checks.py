@@ -19,9 +19,10 @@ from itertools import chain
 from typing import Any
 
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
+from cfn_debug.contract.requested import requested_differences
 from cfn_debug.contract.tracebacks import last_traceback
-from cfn_debug.diff import canonical_key, diff_models
-from cfn_debug.records import Action, ChangeKind, OutcomeKind
+from cfn_debug.diff import canonical_key
+from cfn_debug.records import Action, OutcomeKind
 from cfn_debug.schema import (
     MISSING,
     ResourceSchema,
@@ -485,32 +486,10 @@ def requested_properties_returned(ctx: StepContext) -> Problems:
     if schema is not None:
         exempt = schema.write_only | schema.read_only | schema.deprecated | _transformed(schema)
         expected = _drop_patterns(expected, set(exempt))
-    problems: Problems = []
-    for change in diff_models(expected, model, schema):
-        tokens = split_pointer(change.pointer)
-        parent = join_pointer("", *tokens[:-1])
-        in_array = isinstance(resolve_pointer(model, parent), list) or isinstance(
-            resolve_pointer(expected, parent), list
-        )
-        if change.kind is ChangeKind.ADDED and not in_array:
-            continue  # a property the request did not set: allowed
-        if change.kind is ChangeKind.REMOVED and not in_array and change.before in ([], {}):
-            continue  # an empty collection requested: "no value", which the model must not hold
-        where = "/resourceModel" + (parent if in_array else change.pointer)
-        if change.kind is ChangeKind.REMOVED and not in_array:
-            text = f"requested {change.pointer} = {_short(change.before)} is missing"
-        elif change.kind is ChangeKind.REMOVED:
-            text = f"requested element {_short(change.before)} of {parent} is missing"
-        elif change.kind is ChangeKind.ADDED:
-            text = f"element {_short(change.after)} of {parent} was not requested"
-        else:
-            text = f"requested {change.pointer} = {_short(change.before)}, returned " + _short(
-                change.after
-            )
-        if change.note:
-            text += f" ({change.note})"
-        problems.append((where, text))
-    return problems
+    return [
+        ("/resourceModel" + pointer, text)
+        for pointer, text in requested_differences(expected, model, schema)
+    ]
 
 
 def _nulls(value: Any, pointer: str) -> list[str]:

@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.events import parse_event
-from cfn_debug.records import Action, ChainEvent, ChangeKind, EndReason, RunEnded, RunRecord
+from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
 from cfn_debug.scenarios.inputs import (
     create_only_names,
     identifier_key,
@@ -35,7 +36,7 @@ from cfn_debug.scenarios.results import (
     VerdictReached,
     VerdictStatus,
 )
-from cfn_debug.schema import ResourceSchema, expand_pattern, join_pointer, split_pointer
+from cfn_debug.schema import ResourceSchema, expand_pattern, split_pointer
 
 if TYPE_CHECKING:
     from cfn_debug.scenarios.runner import ScenarioRunner
@@ -130,41 +131,8 @@ def read_back_problems(
     """(pointer, text) for every requested value that does not read back equal: writeOnly
     properties excepted, extra properties allowed, arrays whole (insertionOrder false: as
     multisets, which :func:`cfn_debug.diff.diff_models` does)."""
-    from cfn_debug.diff import diff_models
-    from cfn_debug.schema import resolve_pointer
-
     want = _without_write_only(schema, expected)
-    problems: list[tuple[str, str]] = []
-    for change in diff_models(want, actual, schema):
-        tokens = split_pointer(change.pointer)
-        parent = join_pointer("", *tokens[:-1])
-        in_array = isinstance(resolve_pointer(actual, parent), list) or isinstance(
-            resolve_pointer(want, parent), list
-        )
-        if change.kind is ChangeKind.ADDED and not in_array:
-            continue
-        if change.kind is ChangeKind.REMOVED and not in_array:
-            text = f"requested {change.pointer} = {_short(change.before)} is missing"
-        elif change.kind is ChangeKind.REMOVED:
-            text = f"requested element {_short(change.before)} of {parent} is missing"
-        elif change.kind is ChangeKind.ADDED:
-            text = f"element {_short(change.after)} of {parent} was not requested"
-        else:
-            text = (
-                f"requested {change.pointer} = {_short(change.before)}, "
-                f"read back {_short(change.after)}"
-            )
-        if change.note:
-            text += f" ({change.note})"
-        problems.append((parent if in_array else change.pointer, text))
-    return problems
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    import json
-
-    text = json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return requested_differences(want, actual, schema, verb="read back")
 
 
 # --- the play -----------------------------------------------------------------------------------
@@ -362,7 +330,7 @@ class Play:
                 self.verdict(
                     "scenario-list-pagination",
                     False,
-                    f"nextToken {_short(next_token)} came back again on page {page}: the "
+                    f"nextToken {short(next_token)} came back again on page {page}: the "
                     "pagination does not advance (stopped following it)",
                     page_label,
                     "/nextToken",
