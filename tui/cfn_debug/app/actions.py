@@ -51,6 +51,22 @@ ACTIONS: tuple[UiAction, ...] = (
         "Open the selected event file in $EDITOR; it is reloaded when the editor exits.",
         footer=False,
     ),
+    UiAction(
+        "watch",
+        "w",
+        "toggle_watch",
+        "Watch",
+        "Watch mode on/off: a save of a handler source, the schema or an event file re-runs "
+        "the selected event and compares its findings with the last run.",
+    ),
+    UiAction(
+        "export",
+        "ctrl+e",
+        "export",
+        "Export",
+        "Export the session as JSON, Markdown, HTML or JUnit, beside the session journal.",
+        footer=False,
+    ),
     UiAction("theme", "t", "toggle_theme", "Theme", "Switch between the dark and light themes."),
     UiAction("help", "question_mark,f1", "help", "Help", "Show the keys and what they do."),
     UiAction(
@@ -87,5 +103,5 @@ def bindings() -> list[Binding]:
 
 
 def key_label(action: UiAction) -> str:
-    names = {"question_mark": "?", "ctrl+s": "Ctrl+S"}
+    names = {"question_mark": "?", "ctrl+s": "Ctrl+S", "ctrl+e": "Ctrl+E"}
     return " / ".join(names.get(k, k) for k in action.key.split(","))

@@ -11,14 +11,18 @@ import os
 import shlex
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.console import RenderableType
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Tree
 
@@ -26,18 +30,21 @@ from cfn_debug.app.actions import ACTIONS, TABS, bindings
 from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import MODES, AppConfig
 from cfn_debug.app.messages import (
-    ChainUpdate,
+    ExportFinished,
     RunFailed,
     RunFinished,
-    SourceChanged,
-    SourceReloaded,
+    SessionLoaded,
+    WatchStopped,
+    WatchUpdate,
     WorkspaceFailed,
     WorkspaceReady,
 )
+from cfn_debug.app.render import changes_section
 from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.json_editor import JsonEditor
 from cfn_debug.app.summary import error_hint, run_summary
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
+from cfn_debug.app.transcripts import EXPORT_FORMATS
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
 from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt, RunStatus
@@ -45,6 +52,7 @@ from cfn_debug.app.widgets.step_detail import StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.records import (
+    Action,
     AwaitingStep,
     DelayStarted,
     InvocationStarted,
@@ -56,8 +64,10 @@ from cfn_debug.records import (
 )
 
 if TYPE_CHECKING:
-    from cfn_debug.chain import ChainControl
+    from cfn_debug.app.watching import DashboardWatcher
+    from cfn_debug.chain import ChainControl, ChainOptions
     from cfn_debug.events import EventSpec
+    from cfn_debug.session import Journal, Session
     from cfn_debug.workspace import Workspace
 
 WorkspaceOpener = Callable[[AppConfig], "Workspace"]
@@ -78,13 +88,20 @@ def open_workspace(config: AppConfig) -> Workspace:
     )
 
 
-def contract_sentence(rule_id: str) -> str | None:
+def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
+    """The contract sentence a rule enforces; for a step, only the part about its action."""
     try:
         from cfn_debug.contract import rule
 
-        return rule(rule_id).contract
+        entry = rule(rule_id)
     except Exception:  # an unknown id (or no catalogue yet) just shows no sentence
         return None
+    if action is not None:
+        try:
+            return entry.contract_for(action) or entry.contract
+        except Exception:
+            return entry.contract
+    return entry.contract
 
 
 @dataclass
@@ -100,6 +117,11 @@ class RunView:
     ended: bool = False
     invocations: list[InvocationStarted] | None = None
     delays: list[DelayStarted] | None = None
+    #: Watch mode: the save that started this re-run (None for a run the user started).
+    rerun: Any = None
+    #: Its findings against the previous run of the same event (cfn_debug.watch.Comparison).
+    comparison: Any = None
+    event_name: str | None = None
 
     def __post_init__(self) -> None:
         self.steps = self.steps or []
@@ -107,10 +129,15 @@ class RunView:
         self.delays = self.delays or []
 
 
+#: More UI errors than this within ERROR_WINDOW_S is a loop the app cannot show its way out of.
+ERROR_BURST = 10
+ERROR_WINDOW_S = 1.0
+
+
 class CfnDebugApp(App[int]):
     """The dashboard a resource-type author keeps open beside the editor."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "cfn-debug"
     BINDINGS = bindings()
     COMMANDS = App.COMMANDS | {EventCommands}
@@ -126,12 +153,31 @@ class CfnDebugApp(App[int]):
         self.edited: set[int] = set()
         self.selected_event: int | None = None
         self.view = RunView(generation=0, event_index=None)
-        self.control: ChainControl | None = None
         self.running = False
         self.pending_context: Any = ...
         self._workspace_lock = threading.Lock()
         self._shutting_down = False
-        self._watch_stop: asyncio.Event | None = None
+        #: Read-only: a saved session (`cfn-debug open`); nothing runs.
+        self.read_only = self.config.transcript is not None
+        self.saved: Session | None = None
+        #: Every run of this session, as it ended (what an export writes).
+        self.session_runs: list[RunRecord] = []
+        self.journal: Journal | None = None
+        self.journal_error: str | None = None
+        #: Runs the user starts, and (while watch mode is on) the re-runs saves start.
+        self.runner: DashboardWatcher | None = None
+        self.watcher: DashboardWatcher | None = None
+        self.watching = self.config.watch
+        self._chain_lock: asyncio.Lock | None = None
+        self._last_generation = 0
+        self._watch_generation: int | None = None
+        #: Watch mode's latest activity: the save seen (ChangeDetected), the build (BuildFinished).
+        self.last_change: Any = None
+        self.last_build: Any = None
+        #: UI errors caught in place: (monotonic time, text) of the latest ones.
+        self.ui_errors: list[tuple[float, str]] = []
+        self.last_export: Path | None = None
+        self.last_screenshot: Path | None = None
         if self.config.deterministic:
             self.animation_level = "none"
 
@@ -154,11 +200,22 @@ class CfnDebugApp(App[int]):
         self.theme = self.config.theme
         self.theme_changed_signal.subscribe(self, lambda _theme: self._apply_palette())
         self._apply_palette()
+        self._chain_lock = asyncio.Lock()
         header = self.query_one(SessionHeader)
         header.mode = self.mode
-        header.watch = self.config.watch
-        self.query_one(EventsPanel).border_title = "Events"
+        header.watch = self.watching
         self.query_one(Timeline).border_title = "Timeline"
+        if self.read_only:
+            self.query_one(EventsPanel).border_title = "Runs"
+            header.type_name = "saved session"
+            header.mode = "read-only"
+            header.watch = False
+            self.watching = False
+            self.query_one(RunStatus).show(Prompt(f"Opening {self.config.transcript}…"))
+            self.query_one(EventsPanel).focus()
+            self._load_saved()
+            return
+        self.query_one(EventsPanel).border_title = "Events"
         self.query_one(RunStatus).show(Prompt("Opening the project and starting the endpoint…"))
         self.query_one(EventsPanel).focus()
         self._open_workspace()
@@ -174,6 +231,100 @@ class CfnDebugApp(App[int]):
         timeline.show_steps(self.view.steps or [])
         status.show(status.state)
         self._refresh_detail()
+
+    # --- never a traceback ------------------------------------------------------------------
+
+    async def _dispatch_message(self, message: Message) -> None:
+        """An exception in one of the app's handlers (a message, a key's action, a callback)
+        is shown in place and the app goes on: Textual would end the app's message loop."""
+        try:
+            await super()._dispatch_message(message)
+        except Exception as error:
+            if not self._caught_in_place(error):
+                raise
+
+    def _handle_exception(self, error: Exception) -> None:
+        """The same for what reaches Textual's last resort (a widget's handler, a timer)."""
+        if not self._caught_in_place(error):
+            super()._handle_exception(error)
+
+    def _caught_in_place(self, error: Exception) -> bool:
+        """Show ``error`` in the status line; False when that cannot help: while starting or
+        shutting down, or in a burst of errors (a widget failing on every frame)."""
+        try:
+            now = time.monotonic()
+            recent = [t for t, _ in self.ui_errors if now - t < ERROR_WINDOW_S]
+            if self._shutting_down or len(recent) >= ERROR_BURST or not self._ui_alive():
+                return False
+            self._show_ui_error(error, now)
+        except Exception:
+            return False
+        return True
+
+    def _show_ui_error(self, error: Exception, now: float) -> None:
+        import traceback
+
+        from cfn_debug.redact import redact_text
+
+        text = redact_text(f"{type(error).__name__}: {error}")
+        self.ui_errors = [*self.ui_errors[-20:], (now, text)]
+        where = ""
+        log = self._error_log_path()
+        if log is not None:
+            try:
+                log.parent.mkdir(parents=True, exist_ok=True)
+                with log.open("a", encoding="utf-8") as out:
+                    out.write(redact_text("".join(traceback.format_exception(error))) + "\n")
+                where = f" The traceback is in {log}."
+            except OSError:
+                where = ""
+        self.query_one(RunStatus).show(
+            Prompt(
+                f"Internal error (the dashboard keeps running): {text}",
+                "Nothing was lost: the session journal is intact." + where + " Please report it.",
+                "error",
+            )
+        )
+
+    def _error_log_path(self) -> Path | None:
+        if self.journal is not None:
+            return self.journal.path.with_suffix(".errors.log")
+        return None
+
+    # --- the session journal ----------------------------------------------------------------
+
+    def _start_journal(self) -> None:
+        from cfn_debug.session import Journal
+
+        if self.journal is not None or self.workspace is None:
+            return
+        self.journal = Journal(
+            self.config.journal,
+            project=str(self.workspace.project.root),
+            endpoint=self.workspace.endpoint_label,
+        )
+
+    @property
+    def journal_path(self) -> Path | None:
+        if self.read_only:
+            return self.config.transcript
+        if self.journal is not None:
+            return self.journal.path
+        return self.config.journal
+
+    def _record(self, event: Any) -> None:
+        """Journal a ChainEvent as it arrives (on the worker's side: nothing the UI does can
+        keep a step out of the journal)."""
+        journal = self.journal
+        if journal is None or self.journal_error is not None:
+            return
+        try:
+            journal.record(event)
+        except Exception as error:  # a full disk must not stop the run: say so once
+            self.journal_error = str(error)
+            self.post_message(
+                WatchUpdate(_JournalProblem(f"The session journal stopped: {error}"), None)
+            )
 
     # --- the workspace ----------------------------------------------------------------------
 
@@ -203,6 +354,8 @@ class CfnDebugApp(App[int]):
             return
         workspace = message.workspace
         self.workspace_error = None
+        self._start_journal()
+        self._start_runner()
         self.events = list(workspace.events)
         self.edited.clear()
         header = self.query_one(SessionHeader)
@@ -219,7 +372,8 @@ class CfnDebugApp(App[int]):
             self.query_one(RunStatus).show(
                 Prompt(
                     f"{len(self.events)} events found. Select one and press r to run it.",
-                    "e edits it · m changes the replay mode · ? shows every key",
+                    "e edits it · m changes the replay mode · w watches for saves · "
+                    "? shows every key",
                 )
             )
         else:
@@ -231,20 +385,18 @@ class CfnDebugApp(App[int]):
                     tone="warn",
                 )
             )
-        if self.config.watch:
-            self._watch_sources()
+        if self.watching:
+            self._start_watching()
 
     def on_workspace_failed(self, message: WorkspaceFailed) -> None:
         if not self._ui_alive():
             return
         self.workspace_error = (message.error, message.hint)
         self.query_one(SessionHeader).type_name = "(no project)"
+        again = "" if self.read_only else "  Press r to try again, q to quit."
+        what = "the saved session" if self.read_only else "the project"
         self.query_one(RunStatus).show(
-            Prompt(
-                f"Could not open the project: {message.error}",
-                message.hint + "  Press r to try again, q to quit.",
-                tone="error",
-            )
+            Prompt(f"Could not open {what}: {message.error}", message.hint + again, tone="error")
         )
 
     def _ui_alive(self) -> bool:
@@ -270,31 +422,126 @@ class CfnDebugApp(App[int]):
         with self._workspace_lock:
             self._shutting_down = True
             workspace, self.workspace = self.workspace, None
-        if self._watch_stop is not None:
-            self._watch_stop.set()
-        if self.control is not None:
-            self.control.cancel()
+        for watcher in (self.watcher, self.runner):
+            if watcher is not None:
+                watcher.stop()
         if workspace is not None:
             workspace.close()
+        if self.journal is not None:
+            self.journal.close()
 
     def on_unmount(self) -> None:
         self._close_workspace()
+
+    # --- a saved session, read-only -----------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="workspace", exit_on_error=False)
+    def _load_saved(self) -> None:
+        from cfn_debug.export import load_session
+
+        path = self.config.transcript
+        assert path is not None
+        try:
+            session = load_session(path)
+        except CfnDebugError as error:
+            hint = "Name a JSON transcript (cfn-debug export) or a session journal (.jsonl)."
+            self.post_message(WorkspaceFailed(str(error), hint))
+            return
+        except Exception as error:
+            self.post_message(
+                WorkspaceFailed(f"{type(error).__name__}: {error}", error_hint(error))
+            )
+            return
+        self.post_message(SessionLoaded(session))
+
+    def on_session_loaded(self, message: SessionLoaded) -> None:
+        if not self._ui_alive():
+            return
+        session = message.session
+        self.saved = session
+        self.session_runs = list(session.runs)
+        header = self.query_one(SessionHeader)
+        header.type_name = Path(session.project).name if session.project else "saved session"
+        header.endpoint = f"{session.endpoint or 'unknown endpoint'} (saved)"
+        panel = self.query_one(EventsPanel)
+        panel.show_runs(self.session_runs, session.problems)
+        count = len(self.session_runs)
+        problems = f" ({'; '.join(session.problems)})" if session.problems else ""
+        self.query_one(RunStatus).show(
+            Prompt(
+                f"Saved session {self.config.transcript}: {count} run{'s' if count != 1 else ''}"
+                f", read-only.{problems}",
+                "Select a run to see its steps; nothing runs here (open the project with "
+                "`cfn-debug PROJECT_DIR` to run events).",
+                "warn" if session.problems else "info",
+            )
+        )
+        if self.session_runs:
+            panel.select_index(0)
+            self._show_saved_run(0)
+
+    def _show_saved_run(self, index: int) -> None:
+        if not (0 <= index < len(self.session_runs)):
+            return
+        run = self.session_runs[index]
+        self.selected_event = index
+        self._last_generation += 1
+        self.view = RunView(
+            self._last_generation,
+            None,
+            mode="read-only",
+            run=run,
+            steps=list(run.steps),
+            ended=True,
+            event_name=run.event_name,
+        )
+        self.query_one(SessionHeader).function = run.function_name
+        self.query_one(Timeline).show_steps(self.view.steps or [])
+        self._title_timeline()
+        self._refresh_detail()
+
+    def _refuse_read_only(self) -> bool:
+        """True (after saying so) when the dashboard shows a saved session."""
+        if not self.read_only:
+            return False
+        self.query_one(RunStatus).show(
+            Prompt(
+                "This is a saved session, opened read-only: nothing runs, nothing is edited.",
+                "Open the project with `cfn-debug PROJECT_DIR` to run its events; "
+                "Ctrl+E exports this session.",
+                "warn",
+            )
+        )
+        return True
 
     # --- events -----------------------------------------------------------------------------
 
     @on(Tree.NodeHighlighted, "#events")
     def _event_highlighted(self, message: Tree.NodeHighlighted[int]) -> None:
-        if message.node.data is not None:
-            self.selected_event = message.node.data
-            self._show_function(message.node.data)
+        if message.node.data is None:
+            return
+        if self.read_only:
+            self._show_saved_run(message.node.data)
+            return
+        self.selected_event = message.node.data
+        self._show_function(message.node.data)
+        self._target(message.node.data)
 
     @on(Tree.NodeSelected, "#events")
     def _event_chosen(self, message: Tree.NodeSelected[int]) -> None:
-        if message.node.data is not None:
-            self.selected_event = message.node.data
-            self.run_event(message.node.data)
+        if message.node.data is None or self.read_only:
+            return
+        self.selected_event = message.node.data
+        self.run_event(message.node.data)
+
+    def _target(self, index: int) -> None:
+        """What a save re-runs in watch mode: the event selected or run last."""
+        if self.watcher is not None and 0 <= index < len(self.events):
+            self.watcher.set_targets([self.events[index]])
 
     def _selected(self) -> EventSpec | None:
+        if self.read_only:
+            return None
         if self.selected_event is None or not (0 <= self.selected_event < len(self.events)):
             return None
         return self.events[self.selected_event]
@@ -318,6 +565,8 @@ class CfnDebugApp(App[int]):
         ]
 
     def action_edit_event(self) -> None:
+        if self._refuse_read_only():
+            return
         spec, index = self._selected(), self.selected_event
         if spec is None or index is None:
             self.bell()
@@ -353,11 +602,14 @@ class CfnDebugApp(App[int]):
             return
         self.edited.add(index)
         self.query_one(EventsPanel).mark_edited(index, original)
+        self._target(index)
         self.query_one(RunStatus).show(
             Prompt(f"Edited {original.name} (this session only).", "Press r to run it.", "ok")
         )
 
     def action_open_in_editor(self) -> None:
+        if self._refuse_read_only():
+            return
         spec, index = self._selected(), self.selected_event
         if spec is None or index is None or spec.path is None:
             self.bell()
@@ -392,11 +644,44 @@ class CfnDebugApp(App[int]):
             )
             return
         self.edited.discard(index)
+        self._target(index)
         self.query_one(RunStatus).show(Prompt(f"Reloaded {original.name} from disk.", tone="ok"))
 
     # --- running ----------------------------------------------------------------------------
 
+    def _options(self) -> ChainOptions:
+        from cfn_debug.chain import ChainOptions
+
+        return ChainOptions(
+            max_reinvoke=0 if self.mode == "stop" else self.config.max_reinvoke,
+            max_delay_s=self.config.max_delay,
+            step_mode=self.mode == "step",
+        )
+
+    def _start_runner(self) -> None:
+        from cfn_debug.app.watching import DashboardWatcher
+
+        if self.workspace is None or self.runner is not None:
+            return
+        assert self._chain_lock is not None
+        self.runner = DashboardWatcher(
+            self.workspace,
+            self._options(),
+            on_event=partial(self._engine_event, "run"),
+            lock=self._chain_lock,
+        )
+
+    @property
+    def control(self) -> ChainControl | None:
+        """The ChainControl of the chain in flight, whichever watcher runs it."""
+        for watcher in (self.runner, self.watcher):
+            if watcher is not None and watcher.control is not None:
+                return watcher.control
+        return None
+
     def action_run_event(self) -> None:
+        if self._refuse_read_only():
+            return
         if self.workspace is None:
             if self.workspace_error is not None:
                 self.workspace_error = None
@@ -410,38 +695,34 @@ class CfnDebugApp(App[int]):
 
     def run_event(self, index: int) -> None:
         """Start (or restart) a chain for the event at ``index`` in the current replay mode."""
-        if self.workspace is None or not (0 <= index < len(self.events)):
+        if self.read_only or self.workspace is None or not (0 <= index < len(self.events)):
             return
-        from cfn_debug.chain import ChainControl, ChainOptions
-
-        if self.control is not None:
-            self.control.cancel()
-        options = ChainOptions(
-            max_reinvoke=0 if self.mode == "stop" else self.config.max_reinvoke,
-            max_delay_s=self.config.max_delay,
-            step_mode=self.mode == "step",
-        )
-        control = ChainControl()
-        self.control = control
+        if self.runner is None:
+            self._start_runner()
+        runner = self.runner
+        assert runner is not None
+        control = self.control
+        if control is not None:
+            control.cancel()  # the new run starts once this one has wound down
+        runner.options = self._options()
+        self._target(index)
         self.pending_context = ...
-        self.view = RunView(self.view.generation + 1, index, mode=self.mode)
+        self._last_generation += 1
+        event = self.events[index]
+        self.view = RunView(self._last_generation, index, mode=self.mode, event_name=event.name)
         self.running = True
         self.query_one(Timeline).reset()
+        self._title_timeline()
         self._refresh_detail()
-        self.query_one(RunStatus).show(Prompt(f"Running {self.events[index].name}…"))
+        self.query_one(RunStatus).show(Prompt(f"Running {event.name}…"))
         self._show_function(index)
-        self._run_chain(self.view.generation, self.events[index], options, control)
+        self._run_chain(self.view.generation, event, runner)
 
-    @work(exclusive=True, group="chain", exit_on_error=False)
-    async def _run_chain(
-        self, generation: int, event: EventSpec, options: Any, control: ChainControl
-    ) -> None:
-        workspace = self.workspace
+    @work(group="chain", exit_on_error=False)
+    async def _run_chain(self, generation: int, event: EventSpec, runner: Any) -> None:
         try:
-            if workspace is None:
-                return
-            async for record in workspace.run(event, options, control):
-                self.post_message(ChainUpdate(generation, record))
+            wanted = partial(self._still_wanted, generation)
+            await runner.run_when_free([event], wanted)
         except CfnDebugError as error:
             self.post_message(RunFailed(generation, str(error), error_hint(error)))
         except asyncio.CancelledError:
@@ -453,16 +734,149 @@ class CfnDebugApp(App[int]):
         finally:
             self.post_message(RunFinished(generation))
 
-    def on_chain_update(self, message: ChainUpdate) -> None:
+    def _still_wanted(self, generation: int) -> bool:
+        wanted = self.view.generation == generation and not self._shutting_down
+        if wanted and self.runner is not None:
+            self.runner.generation = generation  # type: ignore[attr-defined]
+        return wanted
+
+    def _engine_event(self, source: str, event: Any) -> None:
+        """Every event of the engine's stream, from either watcher, as it happens: journalled
+        here, then handed to the UI."""
+        from cfn_debug.watch import ChangeDetected, RerunStarted
+
+        if isinstance(event, RunStarted | StepCompleted | RunEnded):
+            self._record(event)
+            if isinstance(event, RunEnded):
+                self.session_runs.append(event.run)
+        generation: int | None
+        if source == "run":
+            generation = getattr(self.runner, "generation", None)
+        else:
+            if isinstance(event, ChangeDetected) and self.runner is not None:
+                control = self.runner.control
+                if control is not None:
+                    control.cancel()  # a save cancels the user's chain; the re-run follows
+            if isinstance(event, RerunStarted):
+                self._last_generation += 1
+                self._watch_generation = self._last_generation
+            generation = self._watch_generation
+        self.post_message(WatchUpdate(event, generation))
+
+    def on_watch_update(self, message: WatchUpdate) -> None:
         if not self._ui_alive():
             return
-        if message.generation != self.view.generation:
-            return  # a chain that was replaced by a newer run
-        record = message.event
+        from cfn_debug import watch
+
+        event = message.event
+        if isinstance(event, _JournalProblem):
+            self.query_one(RunStatus).show(
+                Prompt(event.text, "The runs go on; exports still work.", "error")
+            )
+        elif isinstance(event, watch.RerunStarted):
+            self._rerun_started(event, message.generation)
+        elif isinstance(event, watch.ChangeDetected):
+            self.last_change, self.last_build = event, None
+            self.query_one(RunStatus).show(
+                Prompt(
+                    f"Saved: {self._paths_text(event.paths)}",
+                    "Re-running…" if not self.config.build else f"Building: {self.config.build}",
+                )
+            )
+            self._refresh_detail()
+        elif isinstance(event, watch.BuildStarted):
+            self.query_one(RunStatus).show(Prompt(f"Building: {event.command}…"))
+        elif isinstance(event, watch.BuildFinished):
+            self.last_build = event
+            if not event.ok:
+                code = "could not start" if event.returncode is None else f"exit {event.returncode}"
+                last = event.output.strip().splitlines()[-1:] or [""]
+                self.query_one(RunStatus).show(
+                    Prompt(
+                        f"Build failed ({code}): nothing re-ran. {last[0]}",
+                        "The Findings tab's Changes section has the build output.",
+                        "error",
+                    )
+                )
+            self._refresh_detail()
+        elif isinstance(event, watch.WatchProblem):
+            if message.generation == self.view.generation and self.view.rerun is not None:
+                self.view.ended = True
+                self.running = False
+            self.query_one(RunStatus).show(
+                Prompt(event.message, "Fix it and save again: watch mode goes on.", "error")
+            )
+        elif isinstance(event, watch.WatchReady):
+            self.query_one(SessionHeader).watch = True
+        elif isinstance(event, watch.Comparison):
+            if message.generation == self.view.generation:
+                self.view.comparison = event
+                self._show_summary()
+                self._refresh_detail()
+        elif message.generation == self.view.generation:
+            self._chain_event(event)
+
+    def _paths_text(self, paths: Iterable[str]) -> str:
+        root = self._project_root()
+        shown = []
+        for path in paths:
+            try:
+                shown.append(str(Path(path).relative_to(root.resolve())) if root else path)
+            except ValueError:
+                shown.append(path)
+        return ", ".join(shown)
+
+    def _rerun_started(self, event: Any, generation: int | None) -> None:
+        if generation is None:
+            return
+        if self.last_change is not None and getattr(self.last_change, "kinds", None):
+            from cfn_debug.watch import EVENT, SCHEMA
+
+            if self.last_change.kinds & {EVENT, SCHEMA}:
+                self._take_reloaded_events()
+        names = [e.name for e in self.events]
+        index = names.index(event.event_name) if event.event_name in names else None
+        self.pending_context = ...
+        self.view = RunView(
+            generation,
+            index,
+            mode=self.mode,
+            rerun=self.last_change,
+            event_name=event.event_name,
+        )
+        self.running = True
+        if index is not None:
+            self.selected_event = index
+            self.query_one(EventsPanel).select_index(index)
+            self._show_function(index)
+        self.query_one(Timeline).reset()
+        self._title_timeline()
+        self._refresh_detail()
+        self.query_one(RunStatus).show(
+            Prompt(f"Re-running {event.event_name} ({event.reason} saved)…")
+        )
+
+    def _take_reloaded_events(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        self.events = list(workspace.events)
+        self.edited.clear()
+        errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
+        self.query_one(EventsPanel).show_events(
+            self.events, self._project_root(), self.edited, errors
+        )
+        schema = workspace.schema
+        self.query_one(SessionHeader).type_name = (
+            schema.type_name if schema is not None else "(no schema)"
+        )
+
+    def _chain_event(self, record: Any) -> None:
         view = self.view
         status = self.query_one(RunStatus)
         if isinstance(record, RunStarted):
             view.run = record.run
+            self._title_timeline()
         elif isinstance(record, InvocationStarted):
             view.awaiting = None
             assert view.invocations is not None
@@ -506,9 +920,44 @@ class CfnDebugApp(App[int]):
         if len(run.steps) >= len(view.steps or []):
             view.steps = list(run.steps)
             self.query_one(Timeline).show_steps(view.steps)
-        text, hint, tone = run_summary(run, single=view.mode == "stop")
-        self.query_one(RunStatus).show(Prompt(text, hint, tone))
+        if view.rerun is not None:
+            self.running = False
+        self._title_timeline()
+        self._show_summary()
         self._refresh_detail()
+
+    def _show_summary(self) -> None:
+        view = self.view
+        if view.run is None or not view.ended:
+            return
+        text, hint, tone = run_summary(view.run, single=view.mode == "stop")
+        if view.comparison is not None:
+            text = f"{text}  {comparison_line(view.comparison)}"
+        self.query_one(RunStatus).show(Prompt(text, hint, tone))
+
+    def _title_timeline(self) -> None:
+        """The timeline's border says whose chain it is: event, action, function, status."""
+        view, timeline = self.view, self.query_one(Timeline)
+        run = view.run
+        name = (run.event_name if run else None) or view.event_name
+        if name is None:
+            timeline.border_title = "Timeline"
+            return
+        parts = [name.rsplit("/", 1)[-1]]  # the folder is in the events panel already
+        if run is not None:
+            parts += [run.action.value, run.function_name]
+            if view.ended:
+                status = run.final_status or (
+                    run.end_reason.value if run.end_reason else "interrupted"
+                )
+            else:
+                status = "running"
+            parts.append(status)
+        else:
+            parts.append("starting")
+        if view.rerun is not None:
+            parts.append("re-run on save")
+        timeline.border_title = "Timeline · " + " · ".join(parts)
 
     def on_run_failed(self, message: RunFailed) -> None:
         if not self._ui_alive():
@@ -519,9 +968,13 @@ class CfnDebugApp(App[int]):
         self.query_one(RunStatus).show(Prompt(message.error, message.hint, "error"))
 
     def on_run_finished(self, message: RunFinished) -> None:
-        if message.generation == self.view.generation:
+        if not self._ui_alive():
+            return
+        if message.generation == self.view.generation and self.view.rerun is None:
+            if not self.view.ended and self.view.run is None:
+                # never started: a save's re-run or another run took its place
+                self.view.ended = True
             self.running = False
-            self.control = None
             self._show_mode()
 
     # --- step selection and detail ----------------------------------------------------------
@@ -544,8 +997,27 @@ class CfnDebugApp(App[int]):
                 limit = self.workspace.schema.handler_timeout_s(steps[0].action)
             except Exception:
                 limit = None
-        self.query_one(StepDetail).show(
-            step, steps, self.view.run if self.view.ended else None, limit
+        detail = self.query_one(StepDetail)
+        detail.changes = self._changes()
+        detail.show(step, steps, self.view.run if self.view.ended else None, limit)
+
+    def _changes(self) -> RenderableType | None:
+        """The Findings tab's Changes section: the save behind this re-run, the build, and the
+        findings against the previous run of the event."""
+        view = self.view
+        change = view.rerun if view.rerun is not None else None
+        build = self.last_build
+        if view.comparison is None and change is None and build is None:
+            return None
+        if change is None and build is not None and view.rerun is None and not self.watching:
+            build = None
+        paths = self._paths_text(change.paths) if change is not None else None
+        return changes_section(
+            paths,
+            build,
+            view.comparison,
+            self.query_one(StepDetail).palette,
+            deterministic=self.config.deterministic,
         )
 
     def action_show_tab(self, tab: str) -> None:
@@ -554,15 +1026,23 @@ class CfnDebugApp(App[int]):
     # --- replay controls --------------------------------------------------------------------
 
     def action_cycle_mode(self) -> None:
+        if self._refuse_read_only():
+            return
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        if self.watcher is not None:
+            self.watcher.options = self._options()
         self._show_mode()
 
     def _show_mode(self) -> None:
         """The header shows the mode; one changed during a run applies to the next run."""
+        if self.read_only:
+            return
         pending = self.running and self.mode != self.view.mode
         self.query_one(SessionHeader).mode = f"{self.mode} (next run)" if pending else self.mode
 
     def action_advance(self) -> None:
+        if self._refuse_read_only():
+            return
         control, awaiting = self.control, self.view.awaiting
         if control is None or awaiting is None:
             if not self.running and self.mode == "step" and self.selected_event is not None:
@@ -578,6 +1058,8 @@ class CfnDebugApp(App[int]):
         self.pending_context = ...
 
     def action_edit_context(self) -> None:
+        if self._refuse_read_only():
+            return
         awaiting = self.view.awaiting
         if awaiting is None:
             self.bell()
@@ -604,77 +1086,168 @@ class CfnDebugApp(App[int]):
         )
 
     def action_skip_delay(self) -> None:
+        if self._refuse_read_only():
+            return
         status = self.query_one(RunStatus)
-        if self.control is None or not isinstance(status.state, Countdown):
+        control = self.control
+        if control is None or not isinstance(status.state, Countdown):
             self.bell()
             return
-        self.control.skip_delay()
+        control.skip_delay()
         status.show(Prompt("Delay skipped."))
 
     def action_cancel_run(self) -> None:
-        if self.control is None:
+        if self._refuse_read_only():
+            return
+        control = self.control
+        if control is None:
             self.bell()
             return
-        self.control.cancel()
+        control.cancel()
 
     # --- watch mode -------------------------------------------------------------------------
 
+    def action_toggle_watch(self) -> None:
+        if self._refuse_read_only():
+            return
+        if self.watcher is not None or (self.watching and self.workspace is None):
+            self._stop_watching()
+            self.query_one(RunStatus).show(
+                Prompt("Watch mode off.", "w watches the handler sources, schema and events again.")
+            )
+            return
+        self.watching = True
+        if self.workspace is None:
+            self.query_one(SessionHeader).watch = True
+            return  # it starts when the project opens
+        self._start_watching()
+
+    def _start_watching(self) -> None:
+        from cfn_debug.app.watching import DashboardWatcher
+
+        if self.workspace is None or self.watcher is not None:
+            return
+        assert self._chain_lock is not None
+        self._start_runner()
+        watcher = DashboardWatcher(
+            self.workspace,
+            self._options(),
+            on_event=partial(self._engine_event, "watch"),
+            build=self.config.build,
+            lock=self._chain_lock,
+        )
+        if self.runner is not None:
+            watcher.previous = self.runner.previous  # one record of previous runs, shared
+        self.watcher = watcher
+        self.watching = True
+        if self.selected_event is not None:
+            self._target(self.selected_event)
+        self.query_one(SessionHeader).watch = True
+        build = f", then `{self.config.build}`" if self.config.build else ""
+        self.query_one(RunStatus).show(
+            Prompt(
+                "Watch mode on: saving a handler source, the schema or an event file re-runs "
+                f"the selected event{build}.",
+                "w turns it off · the Findings tab shows what changed against the last run",
+            )
+        )
+        self._watch_files(watcher)
+
+    def _stop_watching(self) -> None:
+        watcher, self.watcher = self.watcher, None
+        self.watching = False
+        self._watch_generation = None
+        if watcher is not None:
+            watcher.stop()
+        self.workers.cancel_group(self, "watch")
+        self.query_one(SessionHeader).watch = False
+
     @work(exclusive=True, group="watch", exit_on_error=False)
-    async def _watch_sources(self) -> None:
-        root = self._project_root()
-        if root is None:
-            return
-        from watchfiles import awatch
-
-        self._watch_stop = asyncio.Event()
+    async def _watch_files(self, watcher: Any) -> None:
         try:
-            async for changes in awatch(root, stop_event=self._watch_stop, debounce=200):
-                self.post_message(SourceChanged(sorted({path for _kind, path in changes})))
-        except Exception as error:
-            self.post_message(WorkspaceFailed(f"watch stopped: {error}", "Restart with --watch."))
+            await watcher.watch()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # watching broke (no inotify, a vanished directory)
+            self.post_message(WatchStopped(f"{type(error).__name__}: {error}"))
 
-    def on_source_changed(self, message: SourceChanged) -> None:
-        """Watch mode: handler code is swapped by the endpoint itself; JSON (events, schema)
-        is read again. Then the last event runs again, unless a chain is running."""
-        if self.running or self.workspace is None:
-            return
-        index = self.view.event_index
-        name = self.events[index].name if index is not None and index < len(self.events) else None
-        reload = any(path.endswith(".json") for path in message.paths)
-        self._reload_and_rerun(name, reload)
-
-    @work(thread=True, exclusive=True, group="reload", exit_on_error=False)
-    def _reload_and_rerun(self, name: str | None, reload: bool) -> None:
-        workspace = self.workspace
-        if workspace is None:
-            return
-        if reload:
-            try:
-                workspace.reload()
-            except Exception as error:
-                self.post_message(WorkspaceFailed(str(error), error_hint(error)))
-                return
-        self.post_message(SourceReloaded(name, reload))
-
-    def on_source_reloaded(self, message: SourceReloaded) -> None:
+    def on_watch_stopped(self, message: WatchStopped) -> None:
         if not self._ui_alive():
             return
-        workspace = self.workspace
-        if workspace is None:
+        self._stop_watching()
+        self.query_one(RunStatus).show(
+            Prompt(f"Watch mode stopped: {message.error}", "Press w to watch again.", "error")
+        )
+
+    # --- transcripts ------------------------------------------------------------------------
+
+    def action_export(self, fmt: str | None = None) -> None:
+        """Export the session; without a format, ask which."""
+        if fmt is None:
+            from cfn_debug.app.screens.export import ExportScreen
+
+            self.push_screen(ExportScreen(), self._export_chosen)
             return
-        if message.reloaded:
-            self.events = list(workspace.events)
-            self.edited.clear()
-            errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
-            self.query_one(EventsPanel).show_events(
-                self.events, self._project_root(), self.edited, errors
+        self._export_chosen(fmt)
+
+    def _export_chosen(self, fmt: str | None) -> None:
+        if fmt is None:
+            return
+        from cfn_debug.app.transcripts import export_target
+
+        base = self.journal_path
+        if base is None:
+            from cfn_debug.session import default_journal_path
+
+            base = default_journal_path()
+        if not self.session_runs:
+            self.query_one(RunStatus).show(
+                Prompt("Nothing to export yet.", "Run an event first (r).", "warn")
             )
-        names = [event.name for event in self.events]
-        if message.event_name in names:
-            index = names.index(message.event_name)
-            self.selected_event = index
-            self.query_one(EventsPanel).select_index(index)
-            self.run_event(index)
+            return
+        target = export_target(base, fmt)
+        self.query_one(RunStatus).show(Prompt(f"Exporting the session to {target}…"))
+        self._write_export(fmt, target, self._export_session())
+
+    def _export_session(self) -> Any:
+        from cfn_debug.session import Session
+
+        if self.saved is not None:
+            return self.saved
+        workspace = self.workspace
+        return Session(
+            runs=list(self.session_runs),
+            project=str(self._project_root()) if self._project_root() else None,
+            endpoint=workspace.endpoint_label if workspace is not None else None,
+        )
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _write_export(self, fmt: str, target: Path, session: Any) -> None:
+        from cfn_debug.app.transcripts import write_export
+
+        schema = self.workspace.schema if self.workspace is not None else None
+        write_only = schema.write_only if schema is not None else ()
+        try:
+            write_export(session, fmt, target, write_only)
+        except (OSError, CfnDebugError, ValueError) as error:
+            self.post_message(ExportFinished(fmt, target, f"{type(error).__name__}: {error}"))
+            return
+        self.post_message(ExportFinished(fmt, target))
+
+    def on_export_finished(self, message: ExportFinished) -> None:
+        if not self._ui_alive():
+            return
+        self.last_export = message.path
+        if message.error is not None:
+            self.query_one(RunStatus).show(
+                Prompt(f"The export failed: {message.error}", "Check the directory.", "error")
+            )
+            return
+        title = dict(EXPORT_FORMATS).get(message.fmt, message.fmt)
+        self.query_one(RunStatus).show(
+            Prompt(f"Exported the session as {title}: {message.path}", tone="ok")
+        )
+        self.notify(f"Exported {message.path}", title="Export")
 
     # --- misc -------------------------------------------------------------------------------
 
@@ -683,25 +1256,98 @@ class CfnDebugApp(App[int]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            path = self.journal_path
+            shown = None
+            if path is not None:
+                shown = f"…/{path.name}" if self.config.deterministic else str(path)
+            self.push_screen(HelpScreen(shown, saved=self.read_only))
 
     def action_screenshot(self) -> None:
-        path = self.save_screenshot(path=os.getcwd())
-        self.notify(f"Saved {path}")
+        target = Path(os.getcwd()) / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
+        svg = scrub_secrets(self.export_screenshot(title="cfn-debug"), self._known_secrets())
+        try:
+            target.write_text(svg, encoding="utf-8")
+        except OSError as error:
+            self.notify(f"Could not save the screenshot: {error}", severity="error")
+            return
+        self.last_screenshot = target
+        self.notify(f"Saved {target}")
+
+    def _known_secrets(self) -> set[str]:
+        """Every credential value the session carries (events, profile): none may be drawn."""
+        found: set[str] = set()
+        sources: list[Any] = [event.data for event in self.events]
+        if self.workspace is not None:
+            sources.append(getattr(self.workspace.defaults, "credentials", None))
+        for source in sources:
+            _collect_secrets(source, found, inside=False)
+        return {s for s in found if len(s) >= 8}
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for action in ACTIONS:
-            yield SystemCommand(action.title, action.help, self._runner(action.action))
+            yield SystemCommand(action.title, action.help, self._runner_of(action.action))
         for tab_id, title in TABS:
             yield SystemCommand(
                 f"Show {title}", f"Switch the detail to the {title} tab.", self._tab_runner(tab_id)
             )
+        for fmt, title in EXPORT_FORMATS:
+            yield SystemCommand(
+                f"Export session as {title}",
+                "Write every run of this session beside the journal (credentials redacted).",
+                partial(self.action_export, fmt),
+            )
 
-    def _runner(self, action: str) -> Callable[[], Any]:
+    def _runner_of(self, action: str) -> Callable[[], Any]:
         return lambda: self.run_action(action)
 
     def _tab_runner(self, tab_id: str) -> Callable[[], None]:
         return lambda: self.action_show_tab(tab_id)
+
+
+@dataclass(frozen=True)
+class _JournalProblem:
+    text: str
+
+
+def comparison_line(comparison: Any) -> str:
+    """One line: the findings fixed, new and still failing against the previous run."""
+    parts = []
+    for label, findings in (
+        ("fixed", comparison.fixed),
+        ("new", comparison.new),
+        ("still failing", comparison.still),
+    ):
+        if findings:
+            parts.append(f"{label} " + ", ".join(sorted({f.rule_id for f in findings})))
+    if not parts:
+        return "Since the last run: no findings then or now."
+    return "Since the last run: " + " · ".join(parts) + "."
+
+
+def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
+    from cfn_debug.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS
+
+    if isinstance(value, dict):
+        for key, item in value.items():
+            lowered = str(key).lower()
+            secret = inside or lowered in SECRET_KEYS or lowered in CREDENTIAL_CONTAINERS
+            _collect_secrets(item, found, inside=secret)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect_secrets(item, found, inside=inside)
+    elif inside and isinstance(value, str):
+        found.add(value)
+    elif hasattr(value, "__dict__") and not isinstance(value, str | int | float | bool):
+        _collect_secrets(vars(value), found, inside=True)
+
+
+def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every known secret (and anything that looks like an access key) masked."""
+    from cfn_debug.redact import REDACTED, redact_text
+
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return redact_text(text)
 
 
 def restore_redacted(edited: Any, original: Any) -> Any:

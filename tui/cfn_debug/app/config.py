@@ -22,6 +22,12 @@ class AppConfig:
     max_reinvoke: int = 100
     max_delay: float | None = None
     watch: bool = False
+    #: Shell command run before each watch re-run (`--build`, e.g. "sam build").
+    build: str | None = None
+    #: The session journal (`--journal`); None: session.default_journal_path().
+    journal: Path | None = None
+    #: `cfn-debug open TRANSCRIPT`: show this saved session read-only (no endpoint, no runs).
+    transcript: Path | None = None
     mode: Mode = "auto"
     #: Passed to the embedded endpoint (SAM's --env-vars shape), e.g. the demo's state dir.
     env_vars: dict[str, dict[str, str]] | None = None
@@ -34,6 +40,8 @@ class AppConfig:
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
         project = getattr(args, "project_dir", None) or getattr(args, "project", None)
         schema = getattr(args, "schema", None)
+        journal = getattr(args, "journal", None)
+        transcript = getattr(args, "transcript", None)
         return cls(
             project_dir=Path(project) if project else None,
             endpoint=getattr(args, "endpoint", None),
@@ -44,4 +52,7 @@ class AppConfig:
             max_reinvoke=getattr(args, "max_reinvoke", 100),
             max_delay=getattr(args, "max_delay", None),
             watch=bool(getattr(args, "watch", False)),
+            build=getattr(args, "build", None),
+            journal=Path(journal) if journal else None,
+            transcript=Path(transcript) if transcript else None,
         )

@@ -1,15 +1,32 @@
-"""`cfn-debug ui` (and plain `cfn-debug [PROJECT_DIR]`): open the dashboard."""
+"""`cfn-debug ui` (and plain `cfn-debug [PROJECT_DIR]`): open the dashboard; `cfn-debug open
+TRANSCRIPT`: show a saved session in it, read-only."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from cfn_debug.app.config import AppConfig
+from cfn_debug.errors import JournalError
 
 
 def ui_command(args: argparse.Namespace) -> int:
-    config = AppConfig.from_args(args)
+    return _run(AppConfig.from_args(args))
+
+
+def open_command(args: argparse.Namespace) -> int:
+    """Reopen a JSON transcript or a session journal: no endpoint starts, nothing runs."""
+    path = Path(args.transcript)
+    if not path.is_file():
+        raise JournalError(
+            "no such file (expected a JSON transcript or a .jsonl session journal)",
+            path=path,
+        )
+    return _run(AppConfig(transcript=path))
+
+
+def _run(config: AppConfig) -> int:
     from cfn_debug.app.app import CfnDebugApp
 
     app = CfnDebugApp(config)

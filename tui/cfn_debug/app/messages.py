@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from cfn_debug.records import ChainEvent
-
 if TYPE_CHECKING:
+    from cfn_debug.session import Session
     from cfn_debug.workspace import Workspace
 
 
@@ -25,13 +25,23 @@ class WorkspaceFailed(Message):
         self.hint = hint
 
 
-class ChainUpdate(Message):
-    """One record of the engine's stream, as it arrived."""
+class WatchUpdate(Message):
+    """One event of the engine's stream as it arrived: a chain's ``ChainEvent`` or one of the
+    watcher's (``cfn_debug.watch.WatchEvent``). ``generation`` names the run it belongs to
+    (None for the watcher's own events: a change seen, a build, a problem)."""
 
-    def __init__(self, generation: int, event: ChainEvent) -> None:
+    def __init__(self, event: Any, generation: int | None) -> None:
         super().__init__()
-        self.generation = generation
         self.event = event
+        self.generation = generation
+
+
+class WatchStopped(Message):
+    """The watch worker ended on an error (watch mode is off again)."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
 
 
 class RunFailed(Message):
@@ -52,18 +62,19 @@ class RunFinished(Message):
         self.generation = generation
 
 
-class SourceChanged(Message):
-    """Watch mode: a file of the project was saved."""
+class SessionLoaded(Message):
+    """`cfn-debug open`: the saved session was read."""
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
-        self.paths = paths
+        self.session = session
 
 
-class SourceReloaded(Message):
-    """Watch mode: the project was read again (when ``reloaded``); run ``event_name`` again."""
+class ExportFinished(Message):
+    """An export was written to ``path`` (or failed with ``error``)."""
 
-    def __init__(self, event_name: str | None, reloaded: bool) -> None:
+    def __init__(self, fmt: str, path: Path, error: str | None = None) -> None:
         super().__init__()
-        self.event_name = event_name
-        self.reloaded = reloaded
+        self.fmt = fmt
+        self.path = path
+        self.error = error

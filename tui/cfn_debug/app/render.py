@@ -304,3 +304,49 @@ def timing_renderable(
         )
     )
     return Group(*parts)
+
+
+def changes_section(
+    paths: str | None,
+    build: Any,
+    comparison: Any,
+    palette: Palette,
+    *,
+    deterministic: bool = False,
+) -> RenderableType:
+    """Watch mode's "Changes": the save behind a re-run, the build it ran, and the findings
+    against the previous run of the event (fixed, new, still failing)."""
+    clean = scrub if deterministic else _same
+    parts: list[RenderableType] = [Text("Changes", style="bold")]
+    if paths:
+        parts.append(Text(f"  Saved: {clean(paths)}", style=palette.muted))
+    if build is not None:
+        line = Text(f"  Build `{build.command}`: ")
+        if build.ok:
+            line.append("ok", style=f"bold {palette.ok}")
+        else:
+            code = "could not start" if build.returncode is None else f"exit {build.returncode}"
+            line.append(f"failed ({code}), nothing re-ran", style=f"bold {palette.error}")
+        parts.append(line)
+        tail = build.output.rstrip().splitlines()[-8:]
+        for out in tail:
+            parts.append(Text(f"    {clean(out)}", style=palette.muted))
+    if comparison is not None:
+        rows = (
+            ("fixed", comparison.fixed, palette.ok),
+            ("new", comparison.new, palette.error),
+            ("still failing", comparison.still, palette.warn),
+        )
+        if not any(found for _, found, _ in rows):
+            parts.append(Text("  Since the last run: no findings then or now.", style=palette.ok))
+        else:
+            parts.append(Text("  Since the last run of this event:"))
+        for label, found, style in rows:
+            for finding in found:
+                line = Text(f"    {label:<13} ", style=f"bold {style}")
+                line.append(finding.rule_id, style=f"bold {palette.accent}")
+                if finding.pointer:
+                    line.append(f"  {clean(finding.pointer)}", style=palette.muted)
+                parts.append(line)
+    parts.append(Text(""))
+    return Group(*parts)

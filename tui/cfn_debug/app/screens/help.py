@@ -42,6 +42,11 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help-close"),
     ]
 
+    def __init__(self, journal: str | None = None, *, saved: bool = False) -> None:
+        super().__init__()
+        self._journal = journal
+        self._saved = saved
+
     def compose(self) -> ComposeResult:
         modes = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
         modes.add_column(style="bold")
@@ -54,4 +59,16 @@ class HelpScreen(ModalScreen[None]):
             yield Static(help_table())
             yield Static(Text("\nReplay modes (m cycles them)", style="bold"))
             yield Static(modes)
+            if self._journal is not None:
+                label = "Saved session (read-only)" if self._saved else "Session journal"
+                line = Text(f"\n{label}: ", style="bold")
+                line.append(self._journal, style="")
+                yield Static(line, id="help-journal")
+                yield Static(
+                    Text(
+                        "Every step is written to it as it happens; exports (Ctrl+E) go beside "
+                        "it. Credentials are redacted.",
+                        style="dim",
+                    )
+                )
             yield Static(Text("\nPress Esc to close.", style="dim"))

@@ -11,6 +11,7 @@ from textual.widgets.tree import TreeNode
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
+    from cfn_debug.records import RunRecord
 
 ACTION_ORDER = ("CREATE", "READ", "UPDATE", "DELETE", "LIST")
 SOURCE_ORDER = ("sample_events", "sam-tests", "inputs", "example_inputs")
@@ -80,6 +81,26 @@ class EventsPanel(Tree[int]):
                 self._leaves[index] = branch.add_leaf(label, data=index)
         if not events:
             self.root.add_leaf("No events found (sample_events/, sam-tests/, inputs/)")
+
+    def show_runs(self, runs: list[RunRecord], problems: list[str] | None = None) -> None:
+        """A saved session: one leaf per run, in the order they ran; leaf data = run index."""
+        self.clear()
+        self._leaves.clear()
+        if problems:
+            branch = self.root.add(f"⚠ {len(problems)} problem(s) reading it", expand=True)
+            for message in problems:
+                branch.add_leaf(message)
+        branch = self.root.add(f"Runs ({len(runs)})", expand=True)
+        for index, run in enumerate(runs):
+            status = run.final_status or (run.end_reason.value if run.end_reason else "cut short")
+            steps = len(run.steps)
+            label = (
+                f"{index + 1}. {run.event_name.rsplit('/', 1)[-1]} {run.action.value} "
+                f"{status} ({steps} step{'s' if steps != 1 else ''})"
+            )
+            self._leaves[index] = branch.add_leaf(label, data=index)
+        if not runs:
+            branch.add_leaf("No runs in this session")
 
     def mark_edited(self, index: int, event: EventSpec) -> None:
         node = self._leaves.get(index)

@@ -21,7 +21,10 @@ from cfn_debug.app.render import (
     scrub,
     timing_renderable,
 )
-from cfn_debug.records import RunRecord, Step
+from cfn_debug.records import Action, RunRecord, Step
+
+#: (rule id, the action of the step or chain) -> the contract sentence for that action.
+ContractOf = Callable[[str, Action | None], str | None]
 
 
 class StepDetail(Vertical):
@@ -29,7 +32,7 @@ class StepDetail(Vertical):
 
     def __init__(
         self,
-        contract_of: Callable[[str], str | None],
+        contract_of: ContractOf,
         *,
         deterministic: bool = False,
         id: str | None = None,
@@ -43,6 +46,8 @@ class StepDetail(Vertical):
         self.run: RunRecord | None = None
         self.chain_limit_s: float | None = None
         self._rendered: set[str] = set()
+        #: Watch mode's Changes section, shown first on the Findings tab when there is one.
+        self.changes: RenderableType | None = None
 
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="findings", id="tabs"):
@@ -69,6 +74,9 @@ class StepDetail(Vertical):
         self._rendered.clear()
         self.render_active()
 
+    def _for_action(self, action: Action) -> Callable[[str], str | None]:
+        return lambda rule_id: self._contract_of(rule_id, action)
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self.render_active()
 
@@ -85,11 +93,13 @@ class StepDetail(Vertical):
             return timing_renderable(self.run, self.steps, self.chain_limit_s, p, deterministic=det)
         if tab == "findings":
             parts: list[RenderableType] = []
+            if self.changes is not None:
+                parts.append(self.changes)
             if step is not None:
                 parts.append(
                     findings_renderable(
                         step.findings,
-                        self._contract_of,
+                        self._for_action(step.action),
                         p,
                         title=f"Step #{step.index} ({step.action.value})",
                         deterministic=det,
@@ -99,7 +109,7 @@ class StepDetail(Vertical):
                 parts.append(
                     findings_renderable(
                         self.run.chain_findings,
-                        self._contract_of,
+                        self._for_action(self.run.action),
                         p,
                         title="Whole chain",
                         deterministic=det,
