@@ -27,6 +27,8 @@ def demo_config(state_dir: Path, **overrides: object) -> AppConfig:
         "env_vars": {"Parameters": {"CFN_DEBUG_DEMO_STATE": str(state_dir)}},
         "max_delay": 0.0,
         "deterministic": True,
+        # The session journal stays in the test's directory (never the user's state dir).
+        "journal": state_dir / "session.jsonl",
     }
     settings.update(overrides)
     return AppConfig(**settings)  # type: ignore[arg-type]

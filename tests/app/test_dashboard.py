@@ -89,11 +89,18 @@ async def test_each_fault_shows_its_finding(demo_state: Path, event: str, rule_i
         text = screen_text(app)
         assert rule_id in text
         assert finding.level.value in text
-        # The finding is explained with the sentence of the contract it enforces.
+        # The finding is explained with the sentence of the contract it enforces, for the
+        # step's action only (a rule's sentences about other actions are not quoted).
         from cfn_debug.contract import rule
 
-        assert " ".join(rule(rule_id).contract.split()[:4]) in " ".join(text.split())
+        action = run.steps[finding.step].action if finding.step is not None else run.action
+        entry = rule(rule_id)
+        flat = " ".join(text.split())
+        assert " ".join(entry.contract_for(action).split()[:4]) in flat
         assert "Contract:" in text
+        for line in entry.contract.splitlines():
+            if line not in entry.contract_for(action).splitlines():
+                assert " ".join(line.split()[:6]) not in flat, line
 
 
 async def test_crashing_handler_shows_the_traceback_in_logs(demo_state: Path) -> None:
