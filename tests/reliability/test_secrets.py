@@ -97,18 +97,31 @@ def test_run_json_output_has_no_credential(written: dict[str, Any]) -> None:
     assert leaked(proc.stdout + proc.stderr) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="headless.py/console.py do not mask writeOnly values: `run` and `run --json` print the "
-    "request/response models and the handler's lines with the Password in clear; they should "
-    "mask schema writeOnly values (redact.mask_write_only, and by value in log lines) unless a "
-    "--reveal-write-only option is given",
-)
 @pytest.mark.parametrize("which", ["console", "json"])
 def test_run_output_shows_no_write_only_value(written: dict[str, Any], which: str) -> None:
     """`cfn-debug run` output shows no writeOnly value: it was not asked to reveal them."""
     proc = written[which]
     assert WRITE_ONLY_VALUE not in (proc.stdout + proc.stderr).decode()
+
+
+def test_run_that_reveals_write_only_still_prints_no_credential(written: dict[str, Any]):
+    """`cfn-debug run --json --reveal-write-only`: the writeOnly value is shown (the user asked),
+    the credentials are not."""
+    event = written["root"] / "secret-event.json"
+    proc = cfn_debug(
+        "run",
+        str(event),
+        "--project",
+        str(HOSTILE),
+        "--function-name",
+        "LogEvent",
+        "--json",
+        "--no-journal",
+        "--reveal-write-only",
+    )
+    assert proc.returncode in (0, 1), proc.stderr.decode()
+    assert WRITE_ONLY_VALUE in proc.stdout.decode()
+    assert leaked(proc.stdout + proc.stderr) == []
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
