@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import warnings
 from collections.abc import Iterator
 from functools import cache
@@ -562,6 +563,8 @@ def load_schema(path: Path) -> ResourceSchema:
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
             path=path,
         ) from None
+    except RecursionError:
+        raise SchemaError("nested too deep to read as JSON", path=path) from None
     return schema_from_dict(data, path=path)
 
 
@@ -608,8 +611,16 @@ def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
     handlers = data.get("handlers", {})
     if not isinstance(handlers, dict):
         raise SchemaError("expected an object keyed by action", path=path, field="handlers")
-    schema = ResourceSchema(data, path=path)
-    _check_meta_schema(data, path)
+    try:
+        schema = ResourceSchema(data, path=path)
+        _check_meta_schema(data, path)
+    except RecursionError:
+        raise SchemaError(
+            "nested too deep: expected property definitions a validator can walk "
+            f"(at most about {sys.getrecursionlimit() // 8} levels)",
+            path=path,
+            field="properties",
+        ) from None
     return schema
 
 
