@@ -190,3 +190,16 @@ async def test_run_all_on_the_demo_every_scenario_passes(demo_state: Path) -> No
         for entry in SCENARIOS:
             assert "✔" in row_text(text, entry.name), row_text(text, entry.name)
         assert f"{len(SCENARIOS)} passed" in progress(screen)
+
+
+async def test_capital_s_opens_the_screen_from_the_dashboard(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        assert not isinstance(app.screen, ScenariosScreen)
+        await pilot.press("S")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScenariosScreen), "the screen")
+        await pilot.pause()
+        assert "create-read" in screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ScenariosScreen), "closing")

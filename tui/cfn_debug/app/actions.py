@@ -67,7 +67,22 @@ ACTIONS: tuple[UiAction, ...] = (
         "Export the session as JSON, Markdown, HTML or JUnit, beside the session journal.",
         footer=False,
     ),
-    UiAction("theme", "t", "toggle_theme", "Theme", "Switch between the dark and light themes."),
+    UiAction(
+        "scenarios",
+        "S",
+        "scenarios",
+        "Scenarios",
+        "Contract scenarios: run the multi-call sequences (create then read, delete then "
+        "list, ...) and see each verdict with the contract sentence it enforces.",
+    ),
+    UiAction(
+        "theme",
+        "t",
+        "toggle_theme",
+        "Theme",
+        "Switch between the dark and light themes.",
+        footer=False,
+    ),
     UiAction("help", "question_mark,f1", "help", "Help", "Show the keys and what they do."),
     UiAction(
         "screenshot",

@@ -1254,6 +1254,11 @@ class CfnDebugApp(App[int]):
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT.name if self.theme == DARK.name else DARK.name
 
+    def action_scenarios(self) -> None:
+        from cfn_debug.app.screens.scenarios import ScenariosScreen
+
+        self.push_screen(ScenariosScreen.for_app(self))
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             path = self.journal_path
