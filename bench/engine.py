@@ -21,6 +21,7 @@ from pathlib import Path
 
 from cfn_debug.chain import ChainOptions, build_step
 from cfn_debug.events import Shape, build_payload, parse_event
+from cfn_debug.invoke.base import encode_payload
 from cfn_debug.invoke.outcome import classify
 from cfn_debug.records import Action, RunEnded, StepCompleted
 from cfn_debug.schema import load_schema
@@ -65,7 +66,7 @@ def measure_step_cost(model_bytes: int, rounds: int, journal_dir: Path) -> dict[
             callback_context={"done": index},
             client_request_token="tok",
         )
-        json.dumps(payload, separators=(",", ":")).encode()  # what the invoker sends
+        encode_payload(payload)  # what the invoker sends
         t1 = time.perf_counter()
         result = classify(answer, duration_s=0.001)
         t2 = time.perf_counter()

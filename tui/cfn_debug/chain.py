@@ -200,6 +200,10 @@ def _build_step(
     callback_delay_s: float,
 ) -> Step:
     step_context, check_step, _, diff_models = _checks()
+    from cfn_debug.diff import Encodings
+
+    # one encoding per large model for this step's three diffs (request, previous, requested)
+    encodings = Encodings()
     findings: list[Finding] = list(
         check_step(
             step_context(
@@ -211,6 +215,7 @@ def _build_step(
                 original_desired=original_desired,
                 result=result,
                 previous_steps=list(previous_steps),
+                encodings=encodings,
             )
         )
     )
@@ -219,10 +224,10 @@ def _build_step(
     diff_previous: list[Change] = []
     if model is not None:
         if original_desired is not None:
-            diff_request = list(diff_models(original_desired, model, schema))
+            diff_request = list(diff_models(original_desired, model, schema, encodings=encodings))
         before = _returned_model(previous_steps[-1].result) if previous_steps else None
         if before is not None:
-            diff_previous = list(diff_models(before, model, schema))
+            diff_previous = list(diff_models(before, model, schema, encodings=encodings))
     return Step(
         index=index,
         action=action,

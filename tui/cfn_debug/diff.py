@@ -18,6 +18,7 @@ from collections import Counter
 from itertools import repeat
 from typing import Any
 
+from cfn_debug.jsonfast import exact
 from cfn_debug.records import Change, ChangeKind
 from cfn_debug.schema import ResourceSchema, join_pointer
 
@@ -34,15 +35,40 @@ NOTED_CLASSES = (
 )
 
 
+class Encodings:
+    """Exact encodings (:func:`cfn_debug.jsonfast.exact`) of the containers diffs compare.
+
+    Share one between the diffs of one step (the returned model is compared with the request,
+    with the previous step's model and with what was requested): each large model is then encoded
+    once. Keyed by ``id`` and holding the objects, so no id is reused while it lives; drop it with
+    the step, since a model mutated afterwards would keep its old encoding.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Any, bytes | None]] = {}
+
+    def of(self, value: Any) -> bytes | None:
+        known = self._known.get(id(value))
+        if known is not None:
+            return known[1]
+        raw = exact(value)
+        self._known[id(value)] = (value, raw)
+        return raw
+
+
 def diff_models(
-    before: dict[str, Any] | None, after: dict[str, Any] | None, schema: ResourceSchema | None
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    schema: ResourceSchema | None,
+    *,
+    encodings: Encodings | None = None,
 ) -> list[Change]:
     """Every difference from ``before`` to ``after``; ``None`` is an empty model.
 
     Applying the changes to ``before`` in order (removals of array elements from the highest
-    index down) gives ``after`` for ordered data.
+    index down) gives ``after`` for ordered data. ``encodings``: see :class:`Encodings`.
     """
-    differ = _Differ(schema)
+    differ = _Differ(schema, encodings or Encodings())
     if before is None and after is None:
         return []
     if not isinstance(before, dict | None) or not isinstance(after, dict | None):
@@ -54,8 +80,9 @@ def diff_models(
 
 
 class _Differ:
-    def __init__(self, schema: ResourceSchema | None) -> None:
+    def __init__(self, schema: ResourceSchema | None, encodings: Encodings) -> None:
         self.schema = schema
+        self.encodings = encodings
         self.changes: list[Change] = []
         self._notes: dict[str, str] = {}
 
@@ -96,7 +123,7 @@ class _Differ:
                 )
                 continue
             new = after[key]
-            if not _identical(old, new):
+            if not _identical(old, new, self.encodings):
                 self.walk(old, new, child, child_pattern)
         for key, new in after.items():
             if key not in before:
@@ -109,7 +136,7 @@ class _Differ:
         items = pattern + "/*"
         common = min(len(before), len(after))
         for index in range(common):
-            if not _identical(before[index], after[index]):
+            if not _identical(before[index], after[index], self.encodings):
                 self.walk(before[index], after[index], join_pointer(pointer, index), items)
         for index in range(len(before) - 1, common - 1, -1):
             child = join_pointer(pointer, index)
@@ -237,7 +264,7 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _identical(a: Any, b: Any) -> bool:
+def _identical(a: Any, b: Any, encodings: Encodings) -> bool:
     """A fast, safe "nothing to report below here": Python equality confirmed by an encoding.
 
     Python's ``==`` says ``True == 1``; the JSON encoding tells them apart. When the two
@@ -248,6 +275,13 @@ def _identical(a: Any, b: Any) -> bool:
     if type(a) is not type(b) or a != b:
         return False
     if isinstance(a, dict | list):
+        # orjson (strict: see jsonfast.exact) tells true from 1 and 1 from 1.0 as well, some
+        # five times faster than marshal, and each model is encoded once per step (encodings)
+        raw_a = encodings.of(a)
+        if raw_a is not None:
+            raw_b = encodings.of(b)
+            if raw_b is not None:
+                return raw_a == raw_b
         # marshal (version 2: no shared references) is an exact encoding that tells true from
         # 1, several times faster than JSON; equal bytes imply equal JSON encodings
         try:

@@ -10,7 +10,7 @@ schema's writeOnlyProperties in a model, for transcripts that may be shared.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 REDACTED = "***REDACTED***"
@@ -245,3 +245,54 @@ def mask_write_only(model: dict[str, Any] | None, schema: Any) -> dict[str, Any]
     for pointer in getattr(schema, "write_only", None) or ():
         masked = _mask(masked, _model_pointer_parts(pointer))
     return masked
+
+
+#: Lower-cased byte strings one of which a JSON text holds if ``redact`` could change anything in
+#: it: every secret key and credential container name, and the markers ``redact_text`` looks for.
+_MARKS = (
+    b"credentials",
+    b"oken",
+    b"ecret",
+    b"akia",
+    b"asia",
+    b"accesskeyid",
+    b"access_key_id",
+)
+#: KELVIN SIGN, the one character outside ASCII whose lower case is an ASCII letter (k): a key
+#: spelled with it lowers to a secret key's name, which the byte-wise lower() above cannot see.
+_KELVIN = "\u212a".encode()
+
+
+def may_hold_secret(raw: bytes) -> bool:
+    """False only if ``redact`` leaves the value encoded as ``raw`` (UTF-8 JSON) unchanged."""
+    if not raw.isascii() and _KELVIN in raw:
+        return True
+    lowered = raw.lower()
+    return any(mark in lowered for mark in _MARKS)
+
+
+def _secret_key(key: str) -> bool:
+    lowered = key.lower()
+    return lowered in CREDENTIAL_CONTAINERS or lowered in SECRET_KEYS
+
+
+def redacted_json(obj: Any, dumps: Callable[[Any], str], *, split_depth: int = 0) -> str:
+    """``dumps(redact(obj))``, in a fraction of the time for large models.
+
+    ``dumps`` is a compact (separators "," and ":") ``json.dumps`` with ``ensure_ascii=False``.
+    Parts that ``may_hold_secret`` says are clean, and that orjson encodes as json would, are
+    encoded by orjson without a walk; the rest are redacted and encoded by ``dumps`` as before.
+    Objects nested less than ``split_depth`` deep are always taken apart member by member.
+    """
+    from cfn_debug.jsonfast import Splicer
+
+    def member(key: str, value: Any) -> str:
+        return dumps(_redact_dict({key: value})[key])
+
+    return Splicer(
+        lambda value: dumps(redact(value)),
+        member=member,
+        descend=lambda key: not _secret_key(key),
+        clean=lambda raw: not may_hold_secret(raw),
+        split_depth=split_depth,
+    ).encode(obj)

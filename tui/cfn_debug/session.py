@@ -25,7 +25,7 @@ from typing import IO, Any
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
-from cfn_debug.redact import redact
+from cfn_debug.redact import redact, redacted_json
 
 JOURNAL_FORMAT = 1
 
@@ -135,8 +135,12 @@ class Journal:
     def record(self, event: ChainEvent) -> None:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
-            step = redact(_step_dict(event.step))
-            self.write({"type": "step", "run_id": event.run_id, "step": step})
+            entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
+            # = _dumps(redact(entry)); its models are encoded by orjson unless they may hold a
+            # credential (a 5 MB model: ~10 ms instead of a redaction walk and json's ~100 ms)
+            line = redacted_json(entry, _dumps, split_depth=3)
+            self._open()
+            self._write_line(line)
         elif isinstance(event, RunStarted):
             if self.endpoint is None and self._file is None:
                 self.endpoint = event.run.endpoint

@@ -488,7 +488,7 @@ def requested_properties_returned(ctx: StepContext) -> Problems:
         expected = _drop_patterns(expected, set(exempt))
     return [
         ("/resourceModel" + pointer, text)
-        for pointer, text in requested_differences(expected, model, schema)
+        for pointer, text in requested_differences(expected, model, schema, encodings=ctx.encodings)
     ]
 
 

@@ -24,6 +24,8 @@ class StepContext:
     result: InvokeResult
     previous_steps: Sequence[Step] = field(default_factory=tuple)
     warn_fraction: float = WARN_FRACTION
+    # the step's shared model encodings for diffs (cfn_debug.diff.Encodings), or None
+    encodings: Any = None
 
     @property
     def progress(self) -> dict[str, Any] | None:

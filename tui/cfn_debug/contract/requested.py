@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cfn_debug.diff import diff_models
+from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.records import ChangeKind
 from cfn_debug.schema import ResourceSchema, join_pointer, resolve_pointer, split_pointer
 
@@ -25,6 +25,7 @@ def requested_differences(
     schema: ResourceSchema | None,
     *,
     verb: str = "returned",
+    encodings: Encodings | None = None,
 ) -> list[tuple[str, str]]:
     """(model pointer, text) for every requested value ``actual`` does not hold, equal.
 
@@ -33,10 +34,10 @@ def requested_differences(
     at the array's pointer), insertionOrder-false arrays as multisets. A requested empty array
     or object left out is no difference: the contract forbids returning properties without
     values, and cloudformation-cli-python-lib turns [] and {} into None before a Python handler
-    sees them.
+    sees them. ``encodings``: shared with the step's other diffs (see diff.Encodings).
     """
     problems: list[tuple[str, str]] = []
-    for change in diff_models(expected, actual, schema):
+    for change in diff_models(expected, actual, schema, encodings=encodings):
         tokens = split_pointer(change.pointer)
         parent = join_pointer("", *tokens[:-1])
         in_array = isinstance(resolve_pointer(actual, parent), list) or isinstance(

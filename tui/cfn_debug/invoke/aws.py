@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import time
 from typing import Any
 
+from cfn_debug.invoke.base import encode_payload
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
 
@@ -57,7 +57,7 @@ class AwsInvoker:
         return self._client
 
     async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
-        body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+        body = encode_payload(payload)
         return await asyncio.to_thread(self._invoke_sync, function_name, body)
 
     def _invoke_sync(self, function_name: str, body: bytes) -> InvokeResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -9,6 +10,19 @@ from cfn_debug.records import InvokeResult
 
 #: request id -> the handler's log lines for that invocation (the embedded endpoint's logs_for).
 LogsHook = Callable[[str], list[str]]
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def encode_payload(payload: dict[str, Any]) -> bytes:
+    """The request body: ``json.dumps(payload, separators=(",", ":"))`` in meaning, with its
+    models encoded by orjson where that cannot differ (see cfn_debug.jsonfast): ~5 ms instead
+    of ~45 ms for a 5 MB model. Non-ASCII characters are sent as UTF-8 rather than escaped."""
+    from cfn_debug.jsonfast import Splicer
+
+    return Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload).encode("utf-8")
 
 
 class Invoker(Protocol):

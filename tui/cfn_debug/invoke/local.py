@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import time
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
-from cfn_debug.invoke.base import LogsHook
+from cfn_debug.invoke.base import LogsHook, encode_payload
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
 
@@ -78,7 +77,7 @@ class LocalInvoker:
         )
 
     async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
-        body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+        body = encode_payload(payload)
         headers = {"Content-Type": "application/json"}
         if self._log_tail:
             headers["X-Amz-Log-Type"] = "Tail"

@@ -1,0 +1,130 @@
+"""JSON encoding of large models, fast and the same in meaning as the ``json`` module's.
+
+orjson encodes a 5 MB model in a few milliseconds where ``json`` takes ~50, but it differs from
+``json`` on some inputs: NaN and infinities become ``null``, integers beyond 64 bits, non-str keys,
+subclasses, dataclasses and datetimes are refused or written otherwise. So orjson is used only for
+parts where it cannot differ: :func:`exact` refuses the types it would write differently, and
+:func:`splice` uses an orjson encoding only when it holds no ``null`` (a None, or a NaN orjson
+wrote as null) and the caller's ``clean`` test passes; any other part is split up (objects by
+member, long arrays by slice) or left to the caller's ``slow`` encoder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+_OPTIONS = (
+    orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+#: Below this size (bytes of JSON) a part that cannot be used whole is not split up further.
+SPLIT_MIN = 16 * 1024
+#: Long arrays that cannot be used whole are encoded in this many slices.
+SLICES = 16
+#: Nesting below which ``splice`` leaves everything to ``slow``.
+MAX_DEPTH = 32
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
+
+
+def exact(value: Any) -> bytes | None:
+    """orjson's encoding of ``value``, or None where it has no plain-JSON encoding.
+
+    Refused: subclasses of str/int/dict/list, dataclasses, datetimes, any other non-JSON type,
+    non-str keys, integers beyond 64 bits and nesting deeper than orjson's 255 levels. Two values
+    equal as Python values encode to equal bytes only if their types agree at every leaf (1 is
+    not 1.0, true is not 1). NaN and infinities are written as ``null``.
+    """
+    try:
+        return orjson.dumps(value, default=_refuse, option=_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return None
+
+
+class Splicer:
+    """Encode JSON-like values the way ``slow`` does, using orjson for the parts where it can.
+
+    ``slow(value)`` is the reference encoder (compact separators: ``,`` and ``:``);
+    ``member(key, value)`` encodes one member's value of an object (defaults to ``slow``); a
+    member is split up further only if ``descend(key)``; an orjson encoding is used only if
+    ``clean(raw)``. ``ensure_ascii`` must be what ``slow`` uses for keys.
+    """
+
+    def __init__(
+        self,
+        slow: Callable[[Any], str],
+        *,
+        member: Callable[[str, Any], str] | None = None,
+        descend: Callable[[str], bool] = lambda key: True,
+        clean: Callable[[bytes], bool] = lambda raw: True,
+        ensure_ascii: bool = False,
+        split_depth: int = 0,
+    ) -> None:
+        self.slow = slow
+        self.member = member or (lambda key, value: slow(value))
+        self.descend = descend
+        self.clean = clean
+        self.ensure_ascii = ensure_ascii
+        self.split_depth = split_depth
+
+    def encode(self, value: Any) -> str:
+        parts: list[str] = []
+        self._text(value, 0, parts)
+        return "".join(parts)  # one copy of the (large) parts, not one per level
+
+    def _text(self, value: Any, depth: int, out: list[str]) -> None:
+        kind = type(value)
+        if (kind is not dict and kind is not list) or depth >= MAX_DEPTH:
+            out.append(self.slow(value))
+            return
+        if depth >= self.split_depth:
+            raw = exact(value)
+            if raw is None:
+                out.append(self.slow(value))
+                return
+            if b"null" not in raw and self.clean(raw):
+                out.append(raw.decode("utf-8"))
+                return
+            if len(raw) < SPLIT_MIN:
+                out.append(self.slow(value))
+                return
+        if kind is dict:
+            self._object(value, depth, out)
+        else:
+            self._array(value, out)
+
+    def _object(self, value: dict[Any, Any], depth: int, out: list[str]) -> None:
+        if any(type(key) is not str for key in value):
+            out.append(self.slow(value))  # json's own spelling of non-str keys
+            return
+        out.append("{")
+        for number, (key, item) in enumerate(value.items()):
+            out.append(("," if number else "") + json.dumps(key, ensure_ascii=self.ensure_ascii))
+            out.append(":")
+            kind = type(item)
+            if (kind is dict or kind is list) and self.descend(key):
+                self._text(item, depth + 1, out)
+            else:
+                out.append(self.member(key, item))
+        out.append("}")
+
+    def _array(self, value: list[Any], out: list[str]) -> None:
+        size = max(1, -(-len(value) // SLICES))
+        out.append("[")
+        for start in range(0, len(value), size):
+            chunk = value[start : start + size]
+            raw = exact(chunk)
+            if start:
+                out.append(",")
+            if raw is not None and b"null" not in raw and self.clean(raw):
+                out.append(raw[1:-1].decode("utf-8"))
+            else:
+                out.append(self.slow(chunk)[1:-1])
+        out.append("]")
