@@ -272,16 +272,20 @@ def _identical(a: Any, b: Any, encodings: Encodings) -> bool:
     """
     if a is b:
         return True
-    if type(a) is not type(b) or a != b:
+    if type(a) is not type(b):
         return False
     if isinstance(a, dict | list):
-        # orjson (strict: see jsonfast.exact) tells true from 1 and 1 from 1.0 as well, some
-        # five times faster than marshal, and each model is encoded once per step (encodings)
+        # orjson (strict: see jsonfast.exact) tells true from 1 and 1 from 1.0, some five times
+        # faster than marshal, and each model is encoded once per step (encodings). Equal bytes
+        # without a null are equal values (only NaN and None are written as null).
         raw_a = encodings.of(a)
-        if raw_a is not None:
-            raw_b = encodings.of(b)
-            if raw_b is not None:
-                return raw_a == raw_b
+        raw_b = encodings.of(b) if raw_a is not None else None
+        if raw_a is not None and raw_b is not None:
+            if raw_a != raw_b:
+                return False
+            return b"null" not in raw_a or a == b
+        if a != b:
+            return False
         # marshal (version 2: no shared references) is an exact encoding that tells true from
         # 1, several times faster than JSON; equal bytes imply equal JSON encodings
         try:
@@ -292,4 +296,4 @@ def _identical(a: Any, b: Any, encodings: Encodings) -> bool:
             return json.dumps(a) == json.dumps(b)
         except (TypeError, ValueError):
             return False
-    return True
+    return a == b

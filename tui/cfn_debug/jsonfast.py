@@ -74,57 +74,66 @@ class Splicer:
         self.ensure_ascii = ensure_ascii
         self.split_depth = split_depth
 
-    def encode(self, value: Any) -> str:
-        parts: list[str] = []
+    def encode(self, value: Any) -> bytes:
+        """``slow(value)`` in meaning, as UTF-8."""
+        parts: list[bytes] = []
         self._text(value, 0, parts)
-        return "".join(parts)  # one copy of the (large) parts, not one per level
+        return b"".join(parts)  # one copy of the (large) parts, not one per level
 
-    def _text(self, value: Any, depth: int, out: list[str]) -> None:
+    def _slow(self, value: Any) -> bytes:
+        return self.slow(value).encode("utf-8")
+
+    def _text(self, value: Any, depth: int, out: list[bytes]) -> None:
         kind = type(value)
         if (kind is not dict and kind is not list) or depth >= MAX_DEPTH:
-            out.append(self.slow(value))
+            out.append(self._slow(value))
             return
-        if depth >= self.split_depth:
+        if depth >= self.split_depth and not (kind is dict and self._dirty_keys(value)):
             raw = exact(value)
             if raw is None:
-                out.append(self.slow(value))
+                out.append(self._slow(value))
                 return
             if b"null" not in raw and self.clean(raw):
-                out.append(raw.decode("utf-8"))
+                out.append(raw)
                 return
             if len(raw) < SPLIT_MIN:
-                out.append(self.slow(value))
+                out.append(self._slow(value))
                 return
         if kind is dict:
             self._object(value, depth, out)
         else:
             self._array(value, out)
 
-    def _object(self, value: dict[Any, Any], depth: int, out: list[str]) -> None:
+    def _dirty_keys(self, value: dict[Any, Any]) -> bool:
+        """Whether a key of ``value`` itself fails ``clean`` (so encoding it whole is wasted)."""
+        keys = [key for key in value if type(key) is str]
+        return bool(keys) and not self.clean(json.dumps(keys, ensure_ascii=False).encode())
+
+    def _object(self, value: dict[Any, Any], depth: int, out: list[bytes]) -> None:
         if any(type(key) is not str for key in value):
-            out.append(self.slow(value))  # json's own spelling of non-str keys
+            out.append(self._slow(value))  # json's own spelling of non-str keys
             return
-        out.append("{")
+        out.append(b"{")
         for number, (key, item) in enumerate(value.items()):
-            out.append(("," if number else "") + json.dumps(key, ensure_ascii=self.ensure_ascii))
-            out.append(":")
+            name = json.dumps(key, ensure_ascii=self.ensure_ascii)
+            out.append((("," if number else "") + name + ":").encode("utf-8"))
             kind = type(item)
             if (kind is dict or kind is list) and self.descend(key):
                 self._text(item, depth + 1, out)
             else:
-                out.append(self.member(key, item))
-        out.append("}")
+                out.append(self.member(key, item).encode("utf-8"))
+        out.append(b"}")
 
-    def _array(self, value: list[Any], out: list[str]) -> None:
+    def _array(self, value: list[Any], out: list[bytes]) -> None:
         size = max(1, -(-len(value) // SLICES))
-        out.append("[")
+        out.append(b"[")
         for start in range(0, len(value), size):
             chunk = value[start : start + size]
             raw = exact(chunk)
             if start:
-                out.append(",")
+                out.append(b",")
             if raw is not None and b"null" not in raw and self.clean(raw):
-                out.append(raw[1:-1].decode("utf-8"))
+                out.append(raw[1:-1])
             else:
-                out.append(self.slow(chunk)[1:-1])
-        out.append("]")
+                out.append(self._slow(chunk)[1:-1])
+        out.append(b"]")

@@ -91,10 +91,10 @@ class Journal:
         self.project = project
         self.endpoint = endpoint
         self._fsync = fsync
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
         self._closed = False
 
-    def _open(self) -> IO[str]:
+    def _open(self) -> IO[bytes]:
         if self._file is None:
             if self._closed:
                 raise JournalError("the journal is closed", path=self.path)
@@ -105,7 +105,8 @@ class Journal:
                 fresh = not self.path.exists() or self.path.stat().st_size == 0
                 # Owner-only: the journal keeps writeOnly values (exports are made from it).
                 descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-                self._file = open(descriptor, "a", encoding="utf-8")  # noqa: SIM115
+                # binary: a 5 MB step line is written as the bytes it was encoded to
+                self._file = open(descriptor, "ab")  # noqa: SIM115
             except OSError as exc:
                 raise JournalError(f"cannot write: {exc.strerror}", path=self.path) from None
             if fresh:
@@ -120,9 +121,9 @@ class Journal:
                 self._write_line(_dumps(header))
         return self._file
 
-    def _write_line(self, line: str) -> None:
+    def _write_line(self, line: str | bytes) -> None:
         assert self._file is not None
-        self._file.write(line + "\n")
+        self._file.write((line.encode("utf-8") if isinstance(line, str) else line) + b"\n")
         self._file.flush()
         if self._fsync:
             os.fsync(self._file.fileno())
@@ -138,7 +139,7 @@ class Journal:
             entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
             # = _dumps(redact(entry)); its models are encoded by orjson unless they may hold a
             # credential (a 5 MB model: ~10 ms instead of a redaction walk and json's ~100 ms)
-            line = redacted_json(entry, _dumps, split_depth=3)
+            line = redacted_json(entry, _dumps, split_depth=4)
             self._open()
             self._write_line(line)
         elif isinstance(event, RunStarted):

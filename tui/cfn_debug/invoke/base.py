@@ -22,7 +22,7 @@ def encode_payload(payload: dict[str, Any]) -> bytes:
     of ~45 ms for a 5 MB model. Non-ASCII characters are sent as UTF-8 rather than escaped."""
     from cfn_debug.jsonfast import Splicer
 
-    return Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload).encode("utf-8")
+    return Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload)
 
 
 class Invoker(Protocol):
