@@ -164,3 +164,30 @@ def test_default_journal_location_follows_xdg_state_home(monkeypatch, tmp_path) 
     monkeypatch.delenv("XDG_STATE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert default_journal_path().is_relative_to(Path(tmp_path / "home/.local/state/cfn-debug"))
+
+
+def test_a_large_step_is_journaled_redacted_and_loads_back_whole(tmp_path) -> None:
+    """A step with 300 KB models takes the journal's orjson path: what loads back is the redacted
+    step, a NaN stays a NaN and a credential deep inside a model is still caught."""
+    path = tmp_path / "big.jsonl"
+    items = [{"Key": f"key-{i}", "Value": "v" * 40, "Weight": i} for i in range(5000)]
+    model = {"Name": "big", "Items": items}
+    returned = {**model, "Items": [*items[:-1], {"Key": "leak", "Value": "AKIAIOSFODNN7EXAMPLE"}]}
+    returned["Ratio"] = float("nan")
+    run = make_run(steps=1)
+    step = run.steps[0]
+    step.request = {
+        "credentials": {"accessKeyId": "AKIAIOSFODNN7EXAMPLE", "sessionToken": "t" * 30},
+        "request": {"clientRequestToken": "tok", "desiredResourceState": model},
+    }
+    step.result.progress = {"status": "SUCCESS", "resourceModel": returned}
+    with Journal(path) as journal:
+        record_run(journal, run)
+    assert b"AKIAIOSFODNN7EXAMPLE" not in path.read_bytes()
+    loaded = load_journal(path).runs[0].steps[0]
+    assert loaded.request["request"]["desiredResourceState"] == model
+    assert loaded.request["credentials"] == {"accessKeyId": REDACTED, "sessionToken": REDACTED}
+    back = loaded.result.progress["resourceModel"]
+    assert back["Items"][:-1] == items[:-1]
+    assert back["Items"][-1] == {"Key": "leak", "Value": REDACTED}
+    assert back["Ratio"] != back["Ratio"]  # NaN, not null
