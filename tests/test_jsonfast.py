@@ -22,6 +22,7 @@ from cfn_debug.redact import (
     SECRET_KEYS,
     may_hold_secret,
     redact,
+    redact_large,
     redacted_json,
 )
 from cfn_debug.session import _dumps
@@ -100,7 +101,29 @@ def splitting_everything() -> ExitStack:
     stack.enter_context(mock.patch.object(jsonfast, "SPLIT_MIN", 0))
     stack.enter_context(mock.patch.object(jsonfast, "SLICES", 2))
     stack.enter_context(mock.patch.object(redact_module, "_RECENT_MIN", 0))
+    stack.enter_context(mock.patch.object(redact_module, "_SCAN_MIN", 0))
     return stack
+
+
+def listed(value: Any) -> Any:
+    """``value`` with tuples made lists (redact_large may leave a tuple where redact does not)."""
+    if isinstance(value, dict):
+        return {k: listed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [listed(v) for v in value]
+    return value
+
+
+@SETTINGS
+@given(values, st.integers(min_value=0, max_value=3))
+def test_redact_large_equals_redact(value: Any, split_depth: int) -> None:
+    expected = typed(listed(redact(value)))
+    for stack in (ExitStack(), splitting_everything()):
+        with stack:
+            got = redact_large(value, split_depth=split_depth)
+            again = redact_large(value, split_depth=split_depth, encode=Encodings().of)
+        assert typed(listed(got)) == expected
+        assert typed(listed(again)) == expected
 
 
 @SETTINGS
@@ -142,6 +165,20 @@ def big_model(items: int = 3000) -> dict[str, Any]:
         "Name": "big",
         "Items": [{"Key": f"key-{i}", "Value": "v" * 40, "Weight": i} for i in range(items)],
     }
+
+
+def test_a_large_clean_model_is_passed_unwalked_and_a_dirty_one_redacted() -> None:
+    clean = big_model()
+    request = {"credentials": {"sessionToken": "t" * 30}, "request": {"desired": clean}}
+    out = redact_large(request, split_depth=2)
+    assert out["credentials"] == {"sessionToken": REDACTED}
+    assert out["request"]["desired"] is clean  # not copied
+    dirty = big_model()
+    dirty["Items"][2900]["Value"] = "AKIAABCDEFGHIJKLMNOP"
+    out = redact_large({"resourceModel": dirty}, split_depth=1)
+    assert out["resourceModel"]["Items"][2900]["Value"] == REDACTED
+    assert out["resourceModel"] == redact({"resourceModel": dirty})["resourceModel"]
+    assert dirty["Items"][2900]["Value"] == "AKIAABCDEFGHIJKLMNOP"  # the input is untouched
 
 
 def test_a_secret_deep_in_a_large_model_is_redacted_the_rest_kept() -> None:

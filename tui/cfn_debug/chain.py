@@ -16,7 +16,7 @@ import dataclasses
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -40,7 +40,12 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
-from cfn_debug.redact import credential_values, redact, redact_lines, redact_text
+from cfn_debug.redact import (
+    credential_values,
+    redact_large,
+    redact_lines,
+    redact_text,
+)
 
 if TYPE_CHECKING:
     from cfn_debug.schema import ResourceSchema
@@ -104,13 +109,21 @@ def _checks() -> tuple[Any, Any, Any, Any]:
     return StepContext, check_step, check_chain, diff_models
 
 
-def _redact_result(result: InvokeResult, values: tuple[str, ...] = ()) -> InvokeResult:
+def _redact_result(
+    result: InvokeResult,
+    values: tuple[str, ...] = (),
+    encode: Callable[[Any], bytes | None] | None = None,
+) -> InvokeResult:
     """The result with credentials scrubbed from its text (logs, messages, stack, body).
 
     ``values`` are the credentials the request carried: a handler that prints one alone (no key
-    beside it for the patterns to recognise) is caught by value.
+    beside it for the patterns to recognise) is caught by value. ``encode``: see redact_large.
     """
-    progress = redact(result.progress) if result.progress is not None else None
+    progress = (
+        redact_large(result.progress, split_depth=2, encode=encode)
+        if result.progress is not None
+        else None
+    )
     if values and progress is not None and isinstance(progress.get("message"), str):
         progress = {**progress, "message": redact_text(progress["message"], values)}
     return dataclasses.replace(
@@ -232,8 +245,9 @@ def _build_step(
         index=index,
         action=action,
         function_name=function_name,
-        request=redact(request),
-        result=_redact_result(result, credential_values(request)),
+        # the models' members are encoded once (encodings) for the diffs and the secret scan
+        request=redact_large(request, split_depth=3, encode=encodings.of),
+        result=_redact_result(result, credential_values(request), encodings.of),
         started_at=started_at,
         limit_s=action.limit_s,
         callback_delay_s=callback_delay_s,

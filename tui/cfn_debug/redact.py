@@ -302,7 +302,7 @@ _KELVIN = "\u212a".encode()
 #: sent by the next), and comparing bytes is much cheaper than scanning them again.
 _RECENT_CLEAN: list[bytes] = []
 _RECENT_MIN = 64 * 1024
-_RECENT_KEPT = 3
+_RECENT_KEPT = 4
 
 
 def may_hold_secret(raw: bytes) -> bool:
@@ -324,6 +324,64 @@ def may_hold_secret(raw: bytes) -> bool:
 def _secret_key(key: str) -> bool:
     lowered = key.lower()
     return lowered in CREDENTIAL_CONTAINERS or lowered in SECRET_KEYS
+
+
+#: Below this many bytes of JSON a part is walked: encoding it to scan it would cost as much.
+_SCAN_MIN = 64 * 1024
+#: Objects nested deeper than this are never taken apart by ``redact_large``.
+_LARGE_MAX_DEPTH = 8
+
+
+def redact_large(
+    obj: Any, *, split_depth: int = 2, encode: Callable[[Any], bytes | None] | None = None
+) -> Any:
+    """``redact(obj)`` for a request or ProgressEvent that may carry multi-megabyte models.
+
+    Objects less than ``split_depth`` deep are taken apart member by member; any other part of at
+    least 64 KB of JSON that ``may_hold_secret`` finds clean is returned as it is, unwalked (a
+    5 MB model: ~5 ms to encode and compare with a recent clean encoding, ~20 ms to scan, ~25 ms
+    to walk). Everything else is ``redact``ed. ``encode`` is ``jsonfast.exact`` or a memo of it
+    (``diff.Encodings.of``, so a step's diffs reuse the encodings). The result equals
+    ``redact(obj)``, except that a tuple inside a part passed unwalked stays a tuple (``redact``
+    makes it a list; both encode as the same JSON array).
+    """
+    if encode is None:
+        from cfn_debug.jsonfast import exact
+
+        encode = exact
+    return _redact_large(obj, 0, split_depth, encode)
+
+
+def _redact_large(
+    obj: Any, depth: int, split_depth: int, encode: Callable[[Any], bytes | None]
+) -> Any:
+    kind = type(obj)
+    if kind is not dict and kind is not list:
+        return redact(obj)
+    if depth >= split_depth or kind is list:
+        raw = encode(obj)
+        if raw is None or len(raw) < _SCAN_MIN:
+            return redact(obj)
+        if not may_hold_secret(raw):
+            return obj
+        if kind is list or depth >= _LARGE_MAX_DEPTH:
+            return redact(obj)
+    if any(type(key) is not str for key in obj):
+        return redact(obj)
+    changed: dict[Any, Any] | None = None
+    for key, value in obj.items():
+        value_kind = type(value)
+        if (value_kind is dict or value_kind is list) and not _secret_key(key):
+            new = _redact_large(value, depth + 1, split_depth, encode)
+        else:
+            new = _redact_dict({key: value})[key]
+        if new is not value:
+            if changed is None:
+                changed = {}
+            changed[key] = new
+    if changed is None:
+        return obj
+    return {k: changed.get(k, v) for k, v in obj.items()}
 
 
 def redacted_json(obj: Any, dumps: Callable[[Any], str], *, split_depth: int = 0) -> bytes:

@@ -137,9 +137,12 @@ class Journal:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
             entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
-            # = _dumps(redact(entry)); its models are encoded by orjson unless they may hold a
-            # credential (a 5 MB model: ~10 ms instead of a redaction walk and json's ~100 ms)
-            line = redacted_json(entry, _dumps, split_depth=4)
+            # = _dumps(redact(entry)); its models' members are encoded by orjson unless they may
+            # hold a credential (a 5 MB model: ~10 ms instead of a redaction walk and json's
+            # ~100 ms); split_depth 5: entry, step, request, request, model are taken apart, so
+            # the parts are the ones build_step scanned (redact_large), found clean by bytes
+            # comparison (may_hold_secret remembers them)
+            line = redacted_json(entry, _dumps, split_depth=5)
             self._open()
             self._write_line(line)
         elif isinstance(event, RunStarted):
