@@ -25,16 +25,12 @@ EXIT_INTERRUPTED = 130  # watch mode ends only on Ctrl-C
 def run_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from cfn_debug.chain import ChainOptions
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
-    from cfn_debug.workspace import Workspace
+    from cfn_debug.targets import chain_options, open_workspace
 
-    if args.max_reinvoke < 0:
-        raise CfnDebugError("--max-reinvoke: expected a number of re-invocations >= 0")
-    if args.max_delay is not None and args.max_delay < 0:
-        raise CfnDebugError("--max-delay: expected a number of seconds >= 0")
+    options = chain_options(args)
     watch = bool(getattr(args, "watch", False))
     build = getattr(args, "build", None)
     if args.json and watch:
@@ -46,17 +42,9 @@ def run_command(args: argparse.Namespace) -> int:
     # soft_wrap: a CI log is wider than the 80 columns Rich assumes off a terminal.
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
-    options = ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay)
     runs: list[RunRecord] = []
 
-    workspace = Workspace.open(
-        Path(args.project) if args.project else None,
-        endpoint=args.endpoint,
-        function_name=args.function_name,
-        schema_path=Path(args.schema) if args.schema else None,
-        region=args.region,
-        profile=args.profile,
-    )
+    workspace = open_workspace(args)
     journal = _open_journal(args, workspace)
     write_only = workspace.schema.write_only if workspace.schema is not None else ()
     masked = OutputMasker(write_only, reveal=reveal)

@@ -76,13 +76,12 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
 def scenario_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from cfn_debug.chain import ChainOptions
     from cfn_debug.events import Shape
     from cfn_debug.scenarios.catalogue import SCENARIOS, select
     from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
     from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
-    from cfn_debug.workspace import Workspace
+    from cfn_debug.targets import chain_options, open_workspace
 
     console = Console(stderr=args.json, highlight=False)
     if args.list:
@@ -95,25 +94,15 @@ def scenario_command(args: argparse.Namespace) -> int:
                 console.print(f"  [dim]{rule_id} ({rule(rule_id).level.value})[/]")
         return EXIT_OK
     chosen = select(args.names)  # unknown names fail before any endpoint starts
-    if args.max_reinvoke < 0:
-        raise CfnDebugError("expected a number of re-invocations >= 0", field="--max-reinvoke")
-    if args.max_delay is not None and args.max_delay < 0:
-        raise CfnDebugError("expected a number of seconds >= 0", field="--max-delay")
+    chain = chain_options(args)
     if args.examples < 0:
         raise CfnDebugError("expected a number of inputs >= 0", field="--examples")
 
-    workspace = Workspace.open(
-        Path(args.project) if args.project else None,
-        endpoint=args.endpoint,
-        function_name=args.function_name,
-        schema_path=Path(args.schema) if args.schema else None,
-        region=args.region,
-        profile=args.profile,
-    )
+    workspace = open_workspace(args)
     results: list[ScenarioResult] = []
     try:
         options = ScenarioOptions(
-            chain=ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay),
+            chain=chain,
             type_configuration=type_configuration(args, workspace.schema),
             shape=Shape(args.shape.replace("-", "_")) if args.shape else None,
             examples=args.examples,

@@ -1,0 +1,39 @@
+"""The target options `run` and `scenario` share (cli._add_target_options), turned into what
+the engine takes: checked chain limits and an open Workspace."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cfn_debug.errors import CfnDebugError
+
+if TYPE_CHECKING:
+    from cfn_debug.chain import ChainOptions
+    from cfn_debug.workspace import Workspace
+
+
+def chain_options(args: argparse.Namespace) -> ChainOptions:
+    """--max-reinvoke and --max-delay, checked (exit 2 on a negative value) before anything runs."""
+    from cfn_debug.chain import ChainOptions
+
+    if args.max_reinvoke < 0:
+        raise CfnDebugError("expected a number of re-invocations >= 0", field="--max-reinvoke")
+    if args.max_delay is not None and args.max_delay < 0:
+        raise CfnDebugError("expected a number of seconds >= 0", field="--max-delay")
+    return ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay)
+
+
+def open_workspace(args: argparse.Namespace) -> Workspace:
+    """The project, schema and endpoint the target options name; ``close()`` it when done."""
+    from cfn_debug.workspace import Workspace
+
+    return Workspace.open(
+        Path(args.project) if args.project else None,
+        endpoint=args.endpoint,
+        function_name=args.function_name,
+        schema_path=Path(args.schema) if args.schema else None,
+        region=args.region,
+        profile=args.profile,
+    )
