@@ -1,13 +1,48 @@
-"""What every transcript format says alike: a step's status, its timing, a rule's sentence."""
+"""What every transcript format says alike: a step's status, its timing, a rule's sentence, and
+which parts of a run a transcript shows (the formats differ only in markup)."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cfn_debug.records import WARN_FRACTION, Action, OutcomeKind, RunRecord, Step
+from cfn_debug.records import (
+    WARN_FRACTION,
+    Action,
+    Change,
+    Finding,
+    Level,
+    OutcomeKind,
+    RunRecord,
+    Step,
+)
+
+if TYPE_CHECKING:
+    from cfn_debug.export.masking import Masker
+
+_META_LABELS = (
+    ("project", "Project"),
+    ("endpoint", "Endpoint"),
+    ("version", "cfn-debug"),
+    ("created", "Created"),
+)
+
+
+def meta_items(meta: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """(label, value) of the transcript's header: project, endpoint, version, created (if set)."""
+    return [(label, meta[key]) for key, label in _META_LABELS if meta.get(key) not in (None, "")]
+
+
+def write_only_note(masker: Masker) -> str:
+    """How writeOnly values are shown: revealed, masked, or not known (no schema)."""
+    if masker.reveal_write_only:
+        return "revealed (--reveal-write-only)"
+    if masker.masks_write_only:
+        return "masked"
+    return "not known (no schema given), not masked"
 
 
 def step_status(step: Step) -> str:
@@ -22,6 +57,13 @@ def step_error_code(step: Step) -> str | None:
     progress = step.result.progress
     code = progress.get("errorCode") if isinstance(progress, dict) else None
     return code if isinstance(code, str) and code else None
+
+
+def status_label(step: Step) -> str:
+    """The step's status with its ProgressEvent errorCode, e.g. ``FAILED (NotFound)``."""
+    status = step_status(step)
+    error_code = step_error_code(step)
+    return f"{status} ({error_code})" if error_code else status
 
 
 def step_problem(step: Step) -> str | None:
@@ -58,6 +100,44 @@ def run_status(run: RunRecord) -> str:
     return run.end_reason.value.upper() if run.end_reason else "NO STEPS"
 
 
+def step_problems(run: RunRecord) -> list[tuple[Step, str]]:
+    """The run's steps that went wrong, each with its step_problem line."""
+    return [(s, p) for s in run.steps if (p := step_problem(s))]
+
+
+def finding_counts(run: RunRecord) -> tuple[int, int]:
+    """(MUST, SHOULD) findings of a run."""
+    must = sum(1 for f in run.findings if f.level is Level.MUST)
+    return must, len(run.findings) - must
+
+
+def end_reason_text(run: RunRecord) -> str:
+    return run.end_reason.value if run.end_reason else "not recorded"
+
+
+def findings_with_contract(run: RunRecord) -> Iterator[tuple[Finding, str | None]]:
+    """Each finding of a run with the contract sentence its rule enforces for the run's action:
+    the sentence once per run and rule (with its first finding), not once per step."""
+    quoted: set[str] = set()
+    for finding in run.findings:
+        sentence = (
+            None if finding.rule_id in quoted else contract_sentence(finding.rule_id, run.action)
+        )
+        quoted.add(finding.rule_id)
+        yield finding, sentence
+
+
+def model_changes(run: RunRecord) -> list[tuple[str, list[Change]]]:
+    """(title, changes) of each step's model diffs, against the previous step then its request."""
+    tables: list[tuple[str, list[Change]]] = []
+    for step in run.steps:
+        if step.diff_previous:
+            tables.append((f"Step {step.index}, against the previous step:", step.diff_previous))
+        if step.diff_request:
+            tables.append((f"Step {step.index}, against its request:", step.diff_request))
+    return tables
+
+
 def timing_class(duration_s: float, limit_s: float) -> str:
     """ok, warn (past WARN_FRACTION of the limit) or over (past the limit)."""
     if limit_s > 0 and duration_s > limit_s:
@@ -73,6 +153,11 @@ def seconds(value: float) -> str:
     if value >= 1:
         return f"{value:.2f} s"
     return f"{value * 1000:.1f} ms"
+
+
+def delay_text(step: Step) -> str:
+    """The callbackDelaySeconds a step asked for, or "none"."""
+    return seconds(step.callback_delay_s) if step.callback_delay_s else "none"
 
 
 def duration_vs_limit(step: Step) -> str:

@@ -11,20 +11,26 @@ from html import escape
 from typing import Any, TextIO
 
 from cfn_debug.export.formatting import (
-    contract_sentence,
+    delay_text,
     duration_vs_limit,
+    end_reason_text,
+    finding_counts,
+    findings_with_contract,
+    meta_items,
+    model_changes,
     pretty_json,
     run_status,
     seconds,
     status_class,
-    step_error_code,
-    step_problem,
+    status_label,
+    step_problems,
     step_status,
     timing_class,
     visible,
+    write_only_note,
 )
 from cfn_debug.export.masking import Masker
-from cfn_debug.records import Action, Change, Finding, Level, RunRecord, Step
+from cfn_debug.records import Change, Finding, RunRecord, Step
 from cfn_debug.redact import redact_text
 
 # The dashboard's palette (Textual's dark theme): background, surface, text, and the status colours.
@@ -67,27 +73,14 @@ def _e(value: object) -> str:
 
 def _write_meta(meta: Mapping[str, Any], masker: Masker, out: TextIO) -> None:
     out.write('<dl class="meta">\n')
-    for key, label in (
-        ("project", "Project"),
-        ("endpoint", "Endpoint"),
-        ("version", "cfn-debug"),
-        ("created", "Created"),
-    ):
-        if meta.get(key) not in (None, ""):
-            out.write(f"<dt>{label}</dt><dd><code>{_e(meta[key])}</code></dd>\n")
-    if masker.reveal_write_only:
-        note = "revealed (--reveal-write-only)"
-    elif masker.masks_write_only:
-        note = "masked"
-    else:
-        note = "not known (no schema given), not masked"
+    for label, value in meta_items(meta):
+        out.write(f"<dt>{label}</dt><dd><code>{_e(value)}</code></dd>\n")
+    note = write_only_note(masker)
     out.write(f"<dt>Masking</dt><dd>credentials redacted; writeOnly values {note}</dd>\n</dl>\n")
 
 
 def _step_row(run_no: int, step: Step, out: TextIO) -> None:
     status = step_status(step)
-    error_code = step_error_code(step)
-    label = f"{status} ({error_code})" if error_code else status
     timing = timing_class(step.duration_s, step.limit_s)
     findings = (
         ", ".join(
@@ -96,17 +89,17 @@ def _step_row(run_no: int, step: Step, out: TextIO) -> None:
         )
         or "none"
     )
-    delay = _e(seconds(step.callback_delay_s)) if step.callback_delay_s else "none"
+    delay = _e(delay_text(step))
     out.write(
         f'<tr id="run-{run_no}-step-{step.index}" class="{status_class(status)}">'
         f'<td class="num">{step.index}</td>'
-        f'<td class="status {status_class(status)}">{_e(label)}</td>'
+        f'<td class="status {status_class(status)}">{_e(status_label(step))}</td>'
         f'<td class="t-{timing}">{_e(duration_vs_limit(step))}</td>'
         f'<td class="num">{delay}</td><td>{findings}</td></tr>\n'
     )
 
 
-def _write_finding(finding: Finding, action: Action, quoted: set[str], out: TextIO) -> None:
+def _write_finding(finding: Finding, sentence: str | None, out: TextIO) -> None:
     level = finding.level.value
     where = f"step {finding.step}" if finding.step is not None else "chain"
     pointer = f" at <code>{_e(finding.pointer)}</code>" if finding.pointer else ""
@@ -114,8 +107,6 @@ def _write_finding(finding: Finding, action: Action, quoted: set[str], out: Text
         f'<li><span class="{level.lower()}">{_e(level)}</span> <code>{_e(finding.rule_id)}</code>'
         f" ({_e(where)}){pointer}: {_e(finding.message)}"
     )
-    sentence = None if finding.rule_id in quoted else contract_sentence(finding.rule_id, action)
-    quoted.add(finding.rule_id)  # the sentence once per run and rule, not once per step
     if sentence:
         lines = "<br>".join(_e(line) for line in sentence.splitlines())
         out.write(f"<blockquote>Contract: {lines}</blockquote>")
@@ -152,12 +143,11 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
         f'<span class="badge {status_class(status)}">{_e(status)}</span> · '
         f"{_e(seconds(run.total_s))}</h2>\n"
     )
-    must = sum(1 for f in run.findings if f.level is Level.MUST)
-    ended = run.end_reason.value if run.end_reason else "not recorded"
+    must, should = finding_counts(run)
     out.write(
         f"<p>Function <code>{_e(run.function_name)}</code> at <code>{_e(run.endpoint)}</code>, "
-        f"started {_e(run.started_at)}; {len(run.steps)} step(s), ended: {_e(ended)}; findings: "
-        f"{must} MUST, {len(run.findings) - must} SHOULD.</p>\n"
+        f"started {_e(run.started_at)}; {len(run.steps)} step(s), ended: "
+        f"{_e(end_reason_text(run))}; findings: {must} MUST, {should} SHOULD.</p>\n"
     )
     out.write(
         "<table><tr><th>Step</th><th>Status</th><th>Duration / limit</th><th>Delay</th>"
@@ -169,22 +159,17 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
 
     if run.findings:
         out.write("<h3>Findings</h3>\n<ul>\n")
-        quoted: set[str] = set()
-        for finding in run.findings:
-            _write_finding(finding, run.action, quoted, out)
+        for finding, sentence in findings_with_contract(run):
+            _write_finding(finding, sentence, out)
         out.write("</ul>\n")
 
-    if any(s.diff_request or s.diff_previous for s in run.steps):
+    changes = model_changes(run)
+    if changes:
         out.write("<h3>Model changes</h3>\n")
-        for step in run.steps:
-            if step.diff_previous:
-                _write_changes(
-                    f"Step {step.index}, against the previous step:", step.diff_previous, out
-                )
-            if step.diff_request:
-                _write_changes(f"Step {step.index}, against its request:", step.diff_request, out)
+        for title, table in changes:
+            _write_changes(title, table, out)
 
-    problems = [(s, p) for s in run.steps if (p := step_problem(s))]
+    problems = step_problems(run)
     if problems:
         out.write("<h3>Invocation errors</h3>\n")
         for step, problem in problems:

@@ -14,19 +14,24 @@ from typing import Any, TextIO
 
 from cfn_debug.export.formatting import (
     compact_json,
-    contract_sentence,
+    delay_text,
     duration_vs_limit,
+    end_reason_text,
+    finding_counts,
     findings_summary,
+    findings_with_contract,
+    meta_items,
+    model_changes,
     run_status,
     seconds,
-    step_error_code,
-    step_problem,
-    step_status,
+    status_label,
+    step_problems,
     timing_class,
     visible,
+    write_only_note,
 )
 from cfn_debug.export.masking import Masker
-from cfn_debug.records import Action, Change, Finding, RunRecord, Step
+from cfn_debug.records import Change, Finding, RunRecord, Step
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]<>|~#!&])")
 _BACKTICKS = re.compile(r"`+")
@@ -68,40 +73,24 @@ def _cell_value(value: Any) -> str:
 
 
 def _status_cell(step: Step) -> str:
-    status = step_status(step)
-    error_code = step_error_code(step)
-    return text(f"{status} ({error_code})" if error_code else status)
+    return text(status_label(step))
 
 
 def _write_header(meta: Mapping[str, Any], masker: Masker, out: TextIO) -> None:
     out.write("# cfn-debug session transcript\n\n")
-    labels = (
-        ("project", "Project"),
-        ("endpoint", "Endpoint"),
-        ("version", "cfn-debug"),
-        ("created", "Created"),
-    )
-    for key, label in labels:
-        if meta.get(key) not in (None, ""):
-            out.write(f"- {label}: {code(str(meta[key]), in_table=False)}\n")
-    if masker.reveal_write_only:
-        note = "revealed (--reveal-write-only)"
-    elif masker.masks_write_only:
-        note = "masked"
-    else:
-        note = "not known (no schema given), not masked"
+    for label, value in meta_items(meta):
+        out.write(f"- {label}: {code(str(value), in_table=False)}\n")
+    note = write_only_note(masker)
     out.write(f"- Credentials: redacted; writeOnly values: {note}\n\n")
 
 
-def _write_finding(finding: Finding, action: Action, quoted: set[str], out: TextIO) -> None:
+def _write_finding(finding: Finding, sentence: str | None, out: TextIO) -> None:
     where = f" (step {finding.step})" if finding.step is not None else " (chain)"
     pointer = f" at {code(finding.pointer, in_table=False)}" if finding.pointer else ""
     out.write(
         f"- **{finding.level.value}** {code(finding.rule_id, in_table=False)}{where}{pointer}: "
         f"{text(finding.message)}\n"
     )
-    sentence = None if finding.rule_id in quoted else contract_sentence(finding.rule_id, action)
-    quoted.add(finding.rule_id)  # the sentence once per run and rule, not once per step
     if sentence:
         out.write(f"  > Contract: {text(sentence)}\n")
 
@@ -131,13 +120,11 @@ def _write_run(run: RunRecord, out: TextIO) -> None:
         f"## {text(run.event_name)} · {run.action.value} · {text(status)} · "
         f"{seconds(run.total_s)}\n\n"
     )
-    must = sum(1 for f in run.findings if f.level.value == "MUST")
-    should = len(run.findings) - must
-    ended = run.end_reason.value if run.end_reason else "not recorded"
+    must, should = finding_counts(run)
     out.write(
         f"Function {code(run.function_name, in_table=False)} at "
         f"{code(run.endpoint, in_table=False)}, started {text(run.started_at)}; "
-        f"{len(run.steps)} step(s), ended: {text(ended)}; "
+        f"{len(run.steps)} step(s), ended: {text(end_reason_text(run))}; "
         f"findings: {must} MUST, {should} SHOULD.\n\n"
     )
     out.write("| Step | Status | Duration / limit | Delay | Findings |\n")
@@ -147,31 +134,25 @@ def _write_run(run: RunRecord, out: TextIO) -> None:
         mark = {"ok": "", "warn": " ⚠", "over": " ❌ over the limit"}[
             timing_class(step.duration_s, step.limit_s)
         ]
-        delay = seconds(step.callback_delay_s) if step.callback_delay_s else "none"
         out.write(
-            f"| {step.index} | {_status_cell(step)} | {timing}{mark} | {delay} | "
+            f"| {step.index} | {_status_cell(step)} | {timing}{mark} | {delay_text(step)} | "
             f"{text(findings_summary(step))} |\n"
         )
     out.write("\n")
 
     if run.findings:
         out.write("### Findings\n\n")
-        quoted: set[str] = set()
-        for finding in run.findings:
-            _write_finding(finding, run.action, quoted, out)
+        for finding, sentence in findings_with_contract(run):
+            _write_finding(finding, sentence, out)
         out.write("\n")
 
-    if any(s.diff_request or s.diff_previous for s in run.steps):
+    changes = model_changes(run)
+    if changes:
         out.write("### Model changes\n\n")
-        for step in run.steps:
-            if step.diff_previous:
-                _write_changes(
-                    f"Step {step.index}, against the previous step:", step.diff_previous, out
-                )
-            if step.diff_request:
-                _write_changes(f"Step {step.index}, against its request:", step.diff_request, out)
+        for title, table in changes:
+            _write_changes(title, table, out)
 
-    problems = [(s, p) for s in run.steps if (p := step_problem(s))]
+    problems = step_problems(run)
     if problems:
         out.write("### Invocation errors\n\n")
         for step, problem in problems:
