@@ -156,29 +156,70 @@ def build_step(
     An answer nested too deep to walk (redaction, checks and diffs recurse) becomes a
     NOT_PROGRESS_EVENT step saying so, instead of a RecursionError that would end the session.
     """
-    kwargs: dict[str, Any] = {
-        "index": index,
-        "action": action,
-        "function_name": function_name,
-        "request": request,
-        "started_at": started_at,
-        "schema": schema,
-        "desired": desired,
-        "previous": previous,
-        "original_desired": original_desired,
-        "previous_steps": previous_steps,
-        "callback_delay_s": callback_delay_s,
-    }
+
+    # the attempts differ only in the answer, request and models; the rest is this step's
+    def attempt(
+        result: InvokeResult,
+        request: dict[str, Any],
+        desired: dict[str, Any] | None,
+        previous: dict[str, Any] | None,
+        original_desired: dict[str, Any] | None,
+    ) -> Step:
+        step_context, check_step, _, diff_models = _checks()
+        from cfn_debug.diff import Encodings
+
+        # one encoding per large model for this step's three diffs (request, previous, requested)
+        encodings = Encodings()
+        findings: list[Finding] = list(
+            check_step(
+                step_context(
+                    schema=schema,
+                    action=action,
+                    index=index,
+                    desired=desired,
+                    previous=previous,
+                    original_desired=original_desired,
+                    result=result,
+                    previous_steps=list(previous_steps),
+                    encodings=encodings,
+                )
+            )
+        )
+        model = _returned_model(result)
+        diff_request: list[Change] = []
+        diff_previous: list[Change] = []
+        if model is not None:
+            if original_desired is not None:
+                diff_request = list(
+                    diff_models(original_desired, model, schema, encodings=encodings)
+                )
+            before = _returned_model(previous_steps[-1].result) if previous_steps else None
+            if before is not None:
+                diff_previous = list(diff_models(before, model, schema, encodings=encodings))
+        return Step(
+            index=index,
+            action=action,
+            function_name=function_name,
+            # the models' members are encoded once (encodings) for the diffs and the secret scan
+            request=redact_large(request, split_depth=3, encode=encodings.of),
+            result=_redact_result(result, credential_values(request), encodings.of),
+            started_at=started_at,
+            limit_s=action.limit_s,
+            callback_delay_s=callback_delay_s,
+            findings=findings,
+            diff_request=diff_request,
+            diff_previous=diff_previous,
+        )
+
     try:
-        return _build_step(result=result, **kwargs)
+        return attempt(result, request, desired, previous, original_desired)
     except RecursionError:
         pass
     flat = too_deep(result)
     try:
-        return _build_step(result=flat, **kwargs)
+        return attempt(flat, request, desired, previous, original_desired)
     except RecursionError:  # the request itself (the user's event) is too deep to walk
-        kwargs.update(request=_TOO_DEEP_REQUEST, desired=None, previous=None, original_desired=None)
-        return _build_step(result=flat, **kwargs)
+        return attempt(flat, _TOO_DEEP_REQUEST, None, None, None)
 
 
 #: What a step records in place of a request too deeply nested to redact.
@@ -194,66 +235,6 @@ def too_deep(result: InvokeResult) -> InvokeResult:
         error_message="the answer is JSON nested too deep to inspect (deeper than about "
         f"{sys.getrecursionlimit() // 2} levels): a ProgressEvent's models are shallow objects",
         body_excerpt="",
-    )
-
-
-def _build_step(
-    *,
-    index: int,
-    action: Action,
-    function_name: str,
-    request: dict[str, Any],
-    result: InvokeResult,
-    started_at: str,
-    schema: ResourceSchema | None,
-    desired: dict[str, Any] | None,
-    previous: dict[str, Any] | None,
-    original_desired: dict[str, Any] | None,
-    previous_steps: Sequence[Step],
-    callback_delay_s: float,
-) -> Step:
-    step_context, check_step, _, diff_models = _checks()
-    from cfn_debug.diff import Encodings
-
-    # one encoding per large model for this step's three diffs (request, previous, requested)
-    encodings = Encodings()
-    findings: list[Finding] = list(
-        check_step(
-            step_context(
-                schema=schema,
-                action=action,
-                index=index,
-                desired=desired,
-                previous=previous,
-                original_desired=original_desired,
-                result=result,
-                previous_steps=list(previous_steps),
-                encodings=encodings,
-            )
-        )
-    )
-    model = _returned_model(result)
-    diff_request: list[Change] = []
-    diff_previous: list[Change] = []
-    if model is not None:
-        if original_desired is not None:
-            diff_request = list(diff_models(original_desired, model, schema, encodings=encodings))
-        before = _returned_model(previous_steps[-1].result) if previous_steps else None
-        if before is not None:
-            diff_previous = list(diff_models(before, model, schema, encodings=encodings))
-    return Step(
-        index=index,
-        action=action,
-        function_name=function_name,
-        # the models' members are encoded once (encodings) for the diffs and the secret scan
-        request=redact_large(request, split_depth=3, encode=encodings.of),
-        result=_redact_result(result, credential_values(request), encodings.of),
-        started_at=started_at,
-        limit_s=action.limit_s,
-        callback_delay_s=callback_delay_s,
-        findings=findings,
-        diff_request=diff_request,
-        diff_previous=diff_previous,
     )
 
 
