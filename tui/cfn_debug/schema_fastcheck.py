@@ -200,6 +200,18 @@ def _of(values: list[Any], kinds: set[type], wanted: frozenset[type]) -> list[An
     return [v for v in values if type(v) in wanted]
 
 
+def _all_of_kind(
+    wanted: frozenset[type], kind_checks: list[Column]
+) -> Callable[[list[Any], set[type]], bool]:
+    """A column check: the values whose type is in ``wanted`` pass every one of ``kind_checks``."""
+
+    def of_kind(values: list[Any], kinds: set[type]) -> bool:
+        found = _of(values, kinds, wanted)
+        return not found or all(check(found) for check in kind_checks)
+
+    return of_kind
+
+
 def _column(key: str, dicts: list[dict[str, Any]]) -> list[Any]:
     values = list(map(dict.get, dicts, repeat(key), repeat(_ABSENT)))
     if _ABSENT in values:
@@ -258,12 +270,7 @@ def _compile_column(schema: Any, exempt: frozenset[str]) -> Column:
 
     string_checks = _string_checks(schema)
     if string_checks:
-
-        def strings(values: list[Any], kinds: set[type]) -> bool:
-            found = _of(values, kinds, _JSON_TYPES["string"])
-            return not found or all(check(found) for check in string_checks)
-
-        checks.append(strings)
+        checks.append(_all_of_kind(_JSON_TYPES["string"], string_checks))
 
     number_checks = _number_checks(schema)
     if number_checks:
@@ -280,21 +287,11 @@ def _compile_column(schema: Any, exempt: frozenset[str]) -> Column:
 
     object_checks = _object_checks(schema, exempt)
     if object_checks:
-
-        def objects(values: list[Any], kinds: set[type]) -> bool:
-            found = _of(values, kinds, _JSON_TYPES["object"])
-            return not found or all(check(found) for check in object_checks)
-
-        checks.append(objects)
+        checks.append(_all_of_kind(_JSON_TYPES["object"], object_checks))
 
     array_checks = _array_checks(schema, exempt)
     if array_checks:
-
-        def arrays(values: list[Any], kinds: set[type]) -> bool:
-            found = _of(values, kinds, _JSON_TYPES["array"])
-            return not found or all(check(found) for check in array_checks)
-
-        checks.append(arrays)
+        checks.append(_all_of_kind(_JSON_TYPES["array"], array_checks))
 
     def column(values: list[Any]) -> bool:
         if not values:
