@@ -223,9 +223,17 @@ pairs = st.tuples(values, values) | values.map(lambda v: (v, json.loads(json.dum
 @SETTINGS
 @given(st.dictionaries(st.sampled_from(KEYS), values, max_size=4), st.data())
 def test_diffs_are_the_same_with_and_without_the_orjson_encodings(before: Any, data: Any) -> None:
-    after = data.draw(
-        st.sampled_from([json.loads(json.dumps(before)), {}])
-        | st.dictionaries(st.sampled_from(KEYS), values, max_size=4)
+    """Models reach the diff parsed from JSON, so both sides go through JSON first: a tuple is
+    the same JSON array as a list, which the encodings see and the marshal reference does not
+    (found by a derandomized CI run: ``{"Name": {"Name": ()}}`` against ``[]``)."""
+    before = json.loads(json.dumps(before))
+    after = json.loads(
+        json.dumps(
+            data.draw(
+                st.sampled_from([before, {}])
+                | st.dictionaries(st.sampled_from(KEYS), values, max_size=4)
+            )
+        )
     )
     shared = Encodings()
     with_orjson = diff_models(before, after, None, encodings=shared)

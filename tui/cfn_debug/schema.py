@@ -611,6 +611,14 @@ def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
     handlers = data.get("handlers", {})
     if not isinstance(handlers, dict):
         raise SchemaError("expected an object keyed by action", path=path, field="handlers")
+    depth = _nesting_depth(data)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise SchemaError(
+            f"nested {depth} levels deep: expected at most {MAX_SCHEMA_DEPTH} levels of JSON "
+            "(a real resource schema nests a few dozen at most)",
+            path=path,
+            field="properties",
+        )
     try:
         schema = ResourceSchema(data, path=path)
         _check_meta_schema(data, path)
@@ -622,6 +630,29 @@ def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
             field="properties",
         ) from None
     return schema
+
+
+#: Deeper schemas are refused before any recursive walk (ours, jsonschema's, rpdk's) meets them.
+MAX_SCHEMA_DEPTH = 200
+
+
+def _nesting_depth(data: Any) -> int:
+    """How many objects and arrays deep ``data`` goes, without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_SCHEMA_DEPTH:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _check_meta_schema(data: dict[str, Any], path: Path | None) -> None:
