@@ -116,10 +116,7 @@ class Workspace:
         functions = self.project.functions
         if self.function_name:
             spec = functions.get(self.function_name)
-            conventional = self.function_name.rsplit(":", 1)[-1] in (
-                TEST_ENTRYPOINT,
-                "TypeFunction",
-            )
+            conventional = self.function_name.rsplit(":", 1)[-1] in (TEST_ENTRYPOINT, TYPE_FUNCTION)
             if spec is None and not conventional:
                 return self.function_name, event.shape
             handler = spec.handler if spec is not None else None
