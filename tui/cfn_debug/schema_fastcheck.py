@@ -313,13 +313,19 @@ def _bound(schema: dict[str, Any], key: str) -> Any:
     return value
 
 
-def _string_checks(schema: dict[str, Any]) -> list[Column]:
+def _length_checks(schema: dict[str, Any], min_key: str, max_key: str) -> list[Column]:
+    """Checks that every value's len() lies within the schema's min_key/max_key bounds."""
     out: list[Column] = []
-    low, high = _bound(schema, "minLength"), _bound(schema, "maxLength")
+    low, high = _bound(schema, min_key), _bound(schema, max_key)
     if low is not None:
-        out.append(lambda s: min(map(len, s)) >= low)
+        out.append(lambda v: min(map(len, v)) >= low)
     if high is not None:
-        out.append(lambda s: max(map(len, s)) <= high)
+        out.append(lambda v: max(map(len, v)) <= high)
+    return out
+
+
+def _string_checks(schema: dict[str, Any]) -> list[Column]:
+    out = _length_checks(schema, "minLength", "maxLength")
     if "pattern" in schema:
         if not isinstance(schema["pattern"], str):
             raise _Unsupported
@@ -347,12 +353,7 @@ def _number_checks(schema: dict[str, Any]) -> list[Column]:
 
 
 def _object_checks(schema: dict[str, Any], exempt: frozenset[str]) -> list[Column]:
-    out: list[Column] = []
-    low, high = _bound(schema, "minProperties"), _bound(schema, "maxProperties")
-    if low is not None:
-        out.append(lambda d: min(map(len, d)) >= low)
-    if high is not None:
-        out.append(lambda d: max(map(len, d)) <= high)
+    out = _length_checks(schema, "minProperties", "maxProperties")
     properties = schema.get("properties", {})
     patterns = schema.get("patternProperties", {})
     if not isinstance(properties, dict) or not isinstance(patterns, dict):
@@ -390,12 +391,7 @@ def _object_checks(schema: dict[str, Any], exempt: frozenset[str]) -> list[Colum
 
 
 def _array_checks(schema: dict[str, Any], exempt: frozenset[str]) -> list[Column]:
-    out: list[Column] = []
-    low, high = _bound(schema, "minItems"), _bound(schema, "maxItems")
-    if low is not None:
-        out.append(lambda a: min(map(len, a)) >= low)
-    if high is not None:
-        out.append(lambda a: max(map(len, a)) <= high)
+    out = _length_checks(schema, "minItems", "maxItems")
     if schema.get("uniqueItems") is True:
         out.append(lambda a: all(map(_unique, a)))
     elif schema.get("uniqueItems", False) is not False:
