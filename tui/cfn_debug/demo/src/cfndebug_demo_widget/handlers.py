@@ -51,6 +51,7 @@ DEFAULT_LIST_PAGE_SIZE = 2
 DEFAULT_SIZE = 1  # the schema's default for Size
 CREATE_STAGES = 3  # name and identifiers; size, color, settings, secret; tags and labels
 READ_ONLY = ("WidgetId", "Arn")
+UPDATABLE = ("Color", "Tags", "Labels", "Settings")  # besides Size, which has a default
 CallbackContext = MutableMapping[str, Any]
 
 
@@ -80,10 +81,20 @@ def _callback_delay(request: ResourceHandlerRequest) -> int:
     return DEFAULT_CALLBACK_DELAY_S
 
 
-def _desired(request: ResourceHandlerRequest) -> dict[str, Any]:
-    """The desired state as plain JSON."""
-    model = request.desiredResourceState
+def _plain(model: ResourceModel | None) -> dict[str, Any]:
+    """A request's model (desired or previous state) as plain JSON."""
     return dict(model._serialize()) if model else {}
+
+
+def _desired(request: ResourceHandlerRequest) -> dict[str, Any]:
+    return _plain(request.desiredResourceState)
+
+
+def _name(desired: dict[str, Any]) -> str:
+    name = desired.get("Name")
+    if not isinstance(name, str) or not name:
+        raise exceptions.InvalidRequest("Name is required to create a widget")
+    return name
 
 
 def _widget_id(request: ResourceHandlerRequest, action: str) -> str:
@@ -147,9 +158,7 @@ def _start_create(
     store: widget_store.Store, request: ResourceHandlerRequest, fault: str | None
 ) -> ProgressEvent:
     desired = _desired(request)
-    name = desired.get("Name")
-    if not isinstance(name, str) or not name:
-        raise exceptions.InvalidRequest("Name is required to create a widget")
+    name = _name(desired)
     token = request.clientRequestToken
     LOG.info("create: request %s asks for a widget named %r", token, name)
 
@@ -316,19 +325,13 @@ def update_handler(
                 f"widget {widget_id} is {record['status']}; try again when it is ACTIVE"
             )
         stored: dict[str, Any] = record["model"]
-        for previous in (stored, _previous(request)):
+        for previous in (stored, _plain(request.previousResourceState)):
             if "Name" in desired and "Name" in previous and desired["Name"] != previous["Name"]:
                 raise exceptions.NotUpdatable(
                     f"Name is createOnly: cannot change {previous['Name']!r} to "
                     f"{desired['Name']!r}; replace the widget instead"
                 )
-        # Replacement semantics: what the request leaves out is removed (Size falls back to its
-        # default), and lists are taken in full.
-        model = {key: stored[key] for key in ("WidgetId", "Arn", "Name")}
-        model["Size"] = desired.get("Size", DEFAULT_SIZE)
-        for key in ("Color", "Tags", "Labels", "Settings"):
-            if key in desired:
-                model[key] = desired[key]
+        model = _replaced({key: stored[key] for key in ("WidgetId", "Arn", "Name")}, desired)
         record["model"], record["secret"] = model, desired.get("Secret")
         store.put(record)
     changed = sorted(k for k in set(model) | set(stored) if model.get(k) != stored.get(k))
@@ -336,24 +339,25 @@ def update_handler(
     return _success(model)
 
 
-def _previous(request: ResourceHandlerRequest) -> dict[str, Any]:
-    model = request.previousResourceState
-    return dict(model._serialize()) if model else {}
+def _replaced(model: dict[str, Any], desired: dict[str, Any]) -> dict[str, Any]:
+    """Replacement semantics: what the request leaves out is removed (Size falls back to its
+    default), and lists are taken in full."""
+    model["Size"] = desired.get("Size", DEFAULT_SIZE)
+    for key in UPDATABLE:
+        if key in desired:
+            model[key] = desired[key]
+    return model
 
 
 def _upsert(
     store: widget_store.Store, request: ResourceHandlerRequest, desired: dict[str, Any]
 ) -> ProgressEvent:
     """The UpdateUpserts bug: "not found? then create it", under a brand-new identifier."""
-    name = desired.get("Name")
-    if not isinstance(name, str) or not name:
-        raise exceptions.InvalidRequest("Name is required to create a widget")
+    name = _name(desired)
     widget_id = widget_store.new_widget_id()
-    model = {"WidgetId": widget_id, "Arn": _arn(request, widget_id), "Name": name}
-    model["Size"] = desired.get("Size", DEFAULT_SIZE)
-    for key in ("Color", "Tags", "Labels", "Settings"):
-        if key in desired:
-            model[key] = desired[key]
+    model = _replaced(
+        {"WidgetId": widget_id, "Arn": _arn(request, widget_id), "Name": name}, desired
+    )
     record = widget_store.new_record(
         model, secret=desired.get("Secret"), token=None, status=widget_store.ACTIVE
     )
