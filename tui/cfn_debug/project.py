@@ -60,10 +60,6 @@ class Project:
         return self.settings.get("testEntrypoint")
 
     @property
-    def template_path(self) -> Path | None:
-        return next((self.root / n for n in TEMPLATE_NAMES if (self.root / n).is_file()), None)
-
-    @property
     def name(self) -> str:
         return self.type_name or self.root.name
 

@@ -24,10 +24,6 @@ class Action(str, Enum):
         """The handler contract's per-invocation limit: 60 s, or 30 s for read and list."""
         return 30.0 if self in (Action.READ, Action.LIST) else 60.0
 
-    @property
-    def mutating(self) -> bool:
-        return self in (Action.CREATE, Action.UPDATE, Action.DELETE)
-
 
 #: Fraction of an invocation's limit past which the timing is a warning.
 WARN_FRACTION = 0.75
