@@ -80,14 +80,6 @@ class Timeline(DataTable[Text]):
         self._pending.clear()
         self.clear()
 
-    def update_step(self, step: Step) -> None:
-        """Re-render a row (the delay a step waited becomes known after the row exists)."""
-        key = str(step.index)
-        if key not in self.rows:
-            return
-        for column, cell in zip(COLUMNS, self.row_cells(step), strict=True):
-            self.update_cell(key, column, cell)
-
     def show_steps(self, steps: list[Step]) -> None:
         cursor = self.cursor_row
         self._pending.clear()
