@@ -1348,11 +1348,9 @@ def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
 
 def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every known secret (and anything that looks like an access key) masked."""
-    from cfn_debug.redact import REDACTED, redact_text
+    from cfn_debug.redact import redact_text
 
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return redact_text(text)
+    return redact_text(text, sorted(secrets, key=len, reverse=True))
 
 
 def restore_redacted(edited: Any, original: Any) -> Any:
