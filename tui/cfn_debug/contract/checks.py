@@ -13,13 +13,12 @@ gets a MUST finding.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
-from cfn_debug.contract.requested import requested_differences
+from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
 from cfn_debug.records import Action, OutcomeKind
@@ -92,14 +91,6 @@ _OUTCOME_TEXT = {
 }
 
 
-def _short(value: Any, limit: int = 120) -> str:
-    try:
-        text = json.dumps(value, sort_keys=True)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _is_handler_exception(ctx: StepContext) -> bool:
     progress = ctx.progress
     if not progress or ctx.status != "FAILED" or progress.get("errorCode") != "InternalFailure":
@@ -145,7 +136,7 @@ def status_valid(ctx: StepContext) -> Problems:
         problems.append(("/status", "status PENDING is not a resource handler status"))
     elif status not in STATUSES:
         problems.append(
-            ("/status", f"status must be one of {', '.join(STATUSES)}, got {_short(status)}")
+            ("/status", f"status must be one of {', '.join(STATUSES)}, got {short(status)}")
         )
     for name, allowed in FIELD_TYPES.items():
         if name == "status" or name not in progress:
@@ -157,7 +148,7 @@ def status_valid(ctx: StepContext) -> Problems:
         )
         if not ok:
             expected = " or ".join(_TYPE_NAMES[t] for t in allowed if t is not float)
-            problems.append((f"/{name}", f"{name} must be {expected}, got {_short(value, 60)}"))
+            problems.append((f"/{name}", f"{name} must be {expected}, got {short(value, 60)}"))
     return problems
 
 
@@ -180,7 +171,7 @@ def failed_error_code(ctx: StepContext) -> Problems:
     if code is None:
         return [("/errorCode", "FAILED without an errorCode")]
     if code not in ERROR_CODES:
-        return [("/errorCode", f"{_short(code)} is not a handler error code")]
+        return [("/errorCode", f"{short(code)} is not a handler error code")]
     return []
 
 
@@ -242,7 +233,7 @@ def terminal_no_callback_delay(ctx: StepContext) -> Problems:
     delay = ctx.progress.get("callbackDelaySeconds", 0)
     if delay is None or (delay == 0 and not isinstance(delay, bool)):
         return []
-    return [("/callbackDelaySeconds", f"{ctx.status} with callbackDelaySeconds {_short(delay)}")]
+    return [("/callbackDelaySeconds", f"{ctx.status} with callbackDelaySeconds {short(delay)}")]
 
 
 def callback_delay_range(ctx: StepContext) -> Problems:
@@ -257,7 +248,7 @@ def callback_delay_range(ctx: StepContext) -> Problems:
     if delay is None:
         return []
     if isinstance(delay, bool) or not isinstance(delay, int | float) or delay != int(delay):
-        return [("/callbackDelaySeconds", f"not a whole number of seconds: {_short(delay)}")]
+        return [("/callbackDelaySeconds", f"not a whole number of seconds: {short(delay)}")]
     if delay < 0:
         return [
             (
@@ -374,7 +365,7 @@ def primary_identifier_matches_request(ctx: StepContext) -> Problems:
     return [
         (
             "/resourceModel" + pointer,
-            f"returned {_short(returned[pointer])}, the request has {_short(value)}",
+            f"returned {short(returned[pointer])}, the request has {short(value)}",
         )
         for pointer, value in expected.items()
         if canonical_key(returned[pointer], None, "") != canonical_key(value, None, "")
@@ -400,7 +391,7 @@ def primary_identifier_stable(ctx: StepContext) -> Problems:
         return [
             (
                 "/resourceModel" + pointer,
-                f"changed from {_short(value)} (step {step.index}) to {_short(returned[pointer])}",
+                f"changed from {short(value)} (step {step.index}) to {short(returned[pointer])}",
             )
             for pointer, value in first.items()
             if canonical_key(returned[pointer], None, "") != canonical_key(value, None, "")
@@ -596,20 +587,20 @@ def list_shape(ctx: StepContext) -> Problems:
     models = ctx.progress.get("resourceModels")
     if not isinstance(models, list):
         problems.append(
-            ("/resourceModels", f"resourceModels must be an array, got {_short(models, 60)}")
+            ("/resourceModels", f"resourceModels must be an array, got {short(models, 60)}")
         )
     else:
         for index, model in enumerate(models):
             pointer = f"/resourceModels/{index}"
             if not isinstance(model, dict):
-                problems.append((pointer, f"not a model object: {_short(model, 60)}"))
+                problems.append((pointer, f"not a model object: {short(model, 60)}"))
                 continue
             missing = _missing_identifier(ctx.schema, model) if ctx.schema else None
             if missing is not None:
                 problems.append((pointer + missing, f"lacks the primary identifier {missing}"))
     token = ctx.progress.get("nextToken")
     if token is not None and not isinstance(token, str):
-        problems.append(("/nextToken", f"nextToken must be a string or null, got {_short(token)}"))
+        problems.append(("/nextToken", f"nextToken must be a string or null, got {short(token)}"))
     return problems
 
 
@@ -693,11 +684,11 @@ def input_create_only_unchanged(ctx: StepContext) -> Problems:
             if old is MISSING or canonical_key(old, ctx.schema, item) != canonical_key(
                 value, ctx.schema, item
             ):
-                was = "absent" if old is MISSING else _short(old)
+                was = "absent" if old is MISSING else short(old)
                 problems.append(
                     (
                         REQUEST_DESIRED + pointer,
-                        f"createOnly {pointer} changes from {was} to {_short(value)}",
+                        f"createOnly {pointer} changes from {was} to {short(value)}",
                     )
                 )
     return problems
