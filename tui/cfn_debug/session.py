@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -203,9 +203,8 @@ def _step_dict(step: Step) -> dict[str, Any]:
 
 
 def _run_head(run: RunRecord) -> dict[str, Any]:
-    data = run.to_dict()
-    data["steps"] = []
-    return data
+    """The run without its steps (they are on the step lines); its steps are not converted."""
+    return replace(run, steps=[]).to_dict()
 
 
 def load_journal(path: Path) -> Session:
