@@ -74,9 +74,6 @@ class Rule:
     contract: str
     scope: str  # STEP: checked on every invocation; CHAIN: once for the whole chain
 
-    def applies_to(self, action: Action) -> bool:
-        return action in self.actions
-
     def contract_for(self, action: Action) -> str:
         """The contract sentences that name ``action`` (all of them when none names one)."""
         lines = self.contract.splitlines()
