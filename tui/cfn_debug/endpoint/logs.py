@@ -57,18 +57,6 @@ class LogBuffer:
         )
         return [*self._head, marker, *self._tail]
 
-    def tail_text(self, limit: int) -> str:
-        """The last ``limit`` bytes (UTF-8) of the kept lines, newline-terminated."""
-        picked: list[str] = []
-        size = 0
-        for line in reversed(self.lines()):
-            size += len(line.encode("utf-8")) + 1
-            picked.append(line)
-            if size >= limit:
-                break
-        data = "".join(f"{line}\n" for line in reversed(picked)).encode("utf-8")
-        return data[-limit:].decode("utf-8", errors="ignore")
-
 
 class LogStore:
     """request id -> that invocation's lines, for the last KEEP_INVOCATIONS invocations."""

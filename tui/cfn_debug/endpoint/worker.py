@@ -105,7 +105,6 @@ class _RuntimeApiHandler(BaseHTTPRequestHandler):
             self._reply(404, b'{"errorMessage":"not found","errorType":"NotFound"}')
             return
         worker = self.server.worker
-        worker.ready.set()
         invocation = worker.inbox.get()
         if invocation is None:  # the worker is being stopped
             self.close_connection = True
@@ -179,7 +178,6 @@ class Worker:
         self.spec = spec
         self.generation = generation
         self.inbox: queue.Queue[Invocation | None] = queue.Queue()
-        self.ready = threading.Event()  # polled for work at least once: init is done
         self.taken = threading.Event()  # took the invocation in hand
         self.dead = threading.Event()
         self.current: Invocation | None = None
