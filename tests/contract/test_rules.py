@@ -34,7 +34,8 @@ from cfn_debug.records import (
 from cfn_debug.schema import load_schema
 
 SCHEMA = load_schema(Path(__file__).parents[1] / "fixtures" / "schemas" / "widget.json")
-REFERENCE = Path("/work/shared/reference/handler-contract.md")
+#: shared/ sits beside the repository (in a work tree and in CI's clean clone alike).
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "handler-contract.md"
 
 WID = "w-0123abcd"
 MODEL = {"WidgetId": WID, "Arn": "arn:widget", "Name": "alpha", "Size": 3}
