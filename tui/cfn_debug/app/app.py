@@ -356,18 +356,11 @@ class CfnDebugApp(App[int]):
         self.workspace_error = None
         self._start_journal()
         self._start_runner()
-        self.events = list(workspace.events)
-        self.edited.clear()
-        header = self.query_one(SessionHeader)
-        schema = workspace.schema
-        header.type_name = schema.type_name if schema is not None else "(no schema)"
-        header.endpoint = workspace.endpoint_label
-        panel = self.query_one(EventsPanel)
-        errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
-        panel.show_events(self.events, self._project_root(), self.edited, errors)
+        self.query_one(SessionHeader).endpoint = workspace.endpoint_label
+        self._show_events(workspace)
         if self.events:
             self.selected_event = 0
-            panel.select_index(0)
+            self.query_one(EventsPanel).select_index(0)
             self._show_function(0)
             self.query_one(RunStatus).show(
                 Prompt(
@@ -857,9 +850,11 @@ class CfnDebugApp(App[int]):
         )
 
     def _take_reloaded_events(self) -> None:
-        workspace = self.workspace
-        if workspace is None:
-            return
+        if self.workspace is not None:
+            self._show_events(self.workspace)
+
+    def _show_events(self, workspace: Workspace) -> None:
+        """Take the workspace's events (dropping this session's edits) and its type name."""
         self.events = list(workspace.events)
         self.edited.clear()
         errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
@@ -1005,11 +1000,11 @@ class CfnDebugApp(App[int]):
         """The Findings tab's Changes section: the save behind this re-run, the build, and the
         findings against the previous run of the event."""
         view = self.view
-        change = view.rerun if view.rerun is not None else None
+        change = view.rerun
         build = self.last_build
         if view.comparison is None and change is None and build is None:
             return None
-        if change is None and build is not None and view.rerun is None and not self.watching:
+        if change is None and not self.watching:
             build = None
         paths = self._paths_text(change.paths) if change is not None else None
         return changes_section(
