@@ -105,6 +105,11 @@ def step_problems(run: RunRecord) -> list[tuple[Step, str]]:
     return [(s, p) for s in run.steps if (p := step_problem(s))]
 
 
+def problem_detail(step: Step) -> list[str]:
+    """The lines that show a step's problem: its stack trace, else its response body's lines."""
+    return step.result.stack_trace or step.result.body_excerpt.splitlines()
+
+
 def finding_counts(run: RunRecord) -> tuple[int, int]:
     """(MUST, SHOULD) findings of a run."""
     must = sum(1 for f in run.findings if f.level is Level.MUST)

@@ -19,6 +19,7 @@ from cfn_debug.export.formatting import (
     meta_items,
     model_changes,
     pretty_json,
+    problem_detail,
     run_status,
     seconds,
     status_class,
@@ -173,8 +174,7 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
     if problems:
         out.write("<h3>Invocation errors</h3>\n")
         for step, problem in problems:
-            lines = step.result.stack_trace or step.result.body_excerpt.splitlines()
-            if lines:
+            if lines := problem_detail(step):
                 _write_pre(f"Step {step.index}: {problem}", lines, out)
             else:
                 out.write(f"<p>Step {step.index}: {_e(problem)}</p>\n")

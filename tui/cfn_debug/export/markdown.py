@@ -22,6 +22,7 @@ from cfn_debug.export.formatting import (
     findings_with_contract,
     meta_items,
     model_changes,
+    problem_detail,
     run_status,
     seconds,
     status_label,
@@ -159,8 +160,7 @@ def _write_run(run: RunRecord, out: TextIO) -> None:
             out.write(f"- Step {step.index}: {text(problem)}\n")
         out.write("\n")
         for step, _ in problems:
-            if step.result.stack_trace or step.result.body_excerpt:
-                lines = step.result.stack_trace or step.result.body_excerpt.splitlines()
+            if lines := problem_detail(step):
                 _write_details(f"Step {step.index}: {step.result.kind.value} detail", lines, out)
 
     logged = [s for s in run.steps if s.result.logs]
