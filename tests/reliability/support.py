@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -84,12 +84,14 @@ async def run_events(
     return run, seen
 
 
-def cli(*args: str, env: dict[str, str] | None = None, **kwargs: Any) -> list[str]:
-    return [sys.executable, "-m", "cfn_debug.cli", *args]
-
-
 def child_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", **extra}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,15 +17,17 @@ import pytest
 from cfn_debug.chain import ChainOptions
 from cfn_debug.records import EndReason, OutcomeKind
 from cfn_debug.workspace import Workspace
-from reliability.support import HOSTILE, event_spec, run_events, stop, wait_for
+from reliability.support import (
+    HOSTILE,
+    alive,
+    event_spec,
+    free_port,
+    run_events,
+    stop,
+    wait_for,
+)
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _listening_addresses(port: int) -> set[str]:
@@ -59,7 +60,7 @@ def _serve(*args: str) -> subprocess.Popen[str]:
 def test_serve_binds_loopback_unless_told_otherwise() -> None:
     """`cfn-debug serve` with no --host listens on 127.0.0.1 only (read from the kernel's socket
     table, not from what it prints), says so, and prints no exposure warning."""
-    port = _free_port()
+    port = free_port()
     proc = _serve("--port", str(port))
     try:
         wait_for(lambda: _listening_addresses(port), "serve to listen", timeout=30)
@@ -74,7 +75,7 @@ def test_serve_binds_loopback_unless_told_otherwise() -> None:
 def test_serve_on_all_interfaces_warns_and_is_not_sent_traffic() -> None:
     """`serve --host 0.0.0.0` does what it is told (listens on 0.0.0.0) and warns on stderr that
     the functions are exposed without authentication. No traffic is sent to it."""
-    port = _free_port()
+    port = free_port()
     proc = _serve("--host", "0.0.0.0", "--port", str(port))
     try:
         wait_for(lambda: _listening_addresses(port), "serve to listen", timeout=30)
@@ -158,7 +159,7 @@ async def test_a_worker_leaking_past_its_memory_size_is_stopped_as_lambda_does(
 def test_killing_serve_leaves_no_worker_behind() -> None:
     """SIGKILL `cfn-debug serve` while it has warm workers: the workers (in their own sessions, so
     a terminal's Ctrl-C does not reach them) do not outlive it."""
-    port = _free_port()
+    port = free_port()
     proc = _serve("--port", str(port))
     try:
         url = f"http://127.0.0.1:{port}/2015-03-31/functions/Hostile/invocations"
@@ -174,14 +175,6 @@ def test_killing_serve_leaves_no_worker_behind() -> None:
         worker = int(pid.json()["message"].split()[1])
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        wait_for(lambda: not _alive(worker), "the worker to exit", timeout=10)
+        wait_for(lambda: not alive(worker), "the worker to exit", timeout=10)
     finally:
         stop(proc)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

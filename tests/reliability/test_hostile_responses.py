@@ -34,6 +34,7 @@ from reliability.support import (
     HOSTILE,
     alive,
     event_spec,
+    free_port,
     rss_kb,
     run_events,
     stop,
@@ -263,17 +264,11 @@ def _serve(project, port: int) -> Any:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_a_handler_printing_100_mb_of_logs_keeps_the_endpoint_bounded() -> None:
     """A handler prints 100 MB of log lines: `cfn-debug serve` answers the invocation, keeps only a
     head and a tail with a truncation marker, its peak memory grows by less than 60 MB (measured
     from /proc), it prints a bounded amount, and it then serves the next invocation."""
-    port = _free_port()
+    port = free_port()
     proc = _serve(HOSTILE, port)
     printed = bytearray()
     reader = threading.Thread(target=lambda: printed.extend(proc.stdout.read()), daemon=True)

@@ -22,6 +22,7 @@ from reliability.support import (
     SECRETS,
     WRITE_ONLY_VALUE,
     child_env,
+    free_port,
     sam_event,
     stop,
     wait_for,
@@ -163,11 +164,7 @@ def test_exports_that_reveal_write_only_still_hold_no_credential(written: dict[s
 def test_serve_log_printing_has_no_credential(tmp_path: Path) -> None:
     """`cfn-debug serve` prints each invocation's log lines (SAM style): a handler that logs its
     event, credentials and all, and each credential alone, prints none of them."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "cfn_debug.cli", "serve", str(HOSTILE), "--port", str(port)],
         stdout=subprocess.PIPE,
