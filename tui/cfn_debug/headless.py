@@ -50,26 +50,21 @@ def run_command(args: argparse.Namespace) -> int:
     masked = OutputMasker(write_only, reveal=reveal)
     if printer is not None:
         printer = MaskedPrinter(printer, masked)
-    if watch:
-        assert printer is not None
-        try:
-            return _watch(workspace, events, options, printer, journal, build, runs)
-        finally:
-            if journal is not None:
-                journal.close()
-            workspace.close()
+
+    async def run_all() -> None:
+        for event in events:
+            async for chain_event in workspace.run(event, options):
+                if journal is not None:
+                    journal.record(chain_event)
+                if printer is not None:
+                    printer.handle(chain_event)
+                if isinstance(chain_event, RunEnded):
+                    runs.append(chain_event.run)
+
     try:
-
-        async def run_all() -> None:
-            for event in events:
-                async for chain_event in workspace.run(event, options):
-                    if journal is not None:
-                        journal.record(chain_event)
-                    if printer is not None:
-                        printer.handle(chain_event)
-                    if isinstance(chain_event, RunEnded):
-                        runs.append(chain_event.run)
-
+        if watch:
+            assert printer is not None
+            return _watch(workspace, events, options, printer, journal, build, runs)
         asyncio.run(run_all())
     finally:
         if journal is not None:
