@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.contract import StepContext, check_step
-from cfn_debug.diff import diff_models
+from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.records import Action, InvokeResult, OutcomeKind, Step
 from cfn_debug.schema import load_schema
 
@@ -71,11 +71,23 @@ def one_step(model: dict[str, Any]) -> float:
         0.1,
         {"status": "SUCCESS", "message": "", "callbackDelaySeconds": 0, "resourceModel": returned},
     )
-    ctx = StepContext(SCHEMA, Action.CREATE, 1, previous_model, None, desired, result, [previous])
     start = time.perf_counter()
+    # as chain.build_step does: one Encodings shared by the step's checks and diffs
+    encodings = Encodings()
+    ctx = StepContext(
+        SCHEMA,
+        Action.CREATE,
+        1,
+        previous_model,
+        None,
+        desired,
+        result,
+        [previous],
+        encodings=encodings,
+    )
     findings = check_step(ctx)
-    diff_models(desired, returned, SCHEMA)
-    diff_models(previous_model, returned, SCHEMA)
+    diff_models(desired, returned, SCHEMA, encodings=encodings)
+    diff_models(previous_model, returned, SCHEMA, encodings=encodings)
     elapsed = time.perf_counter() - start
     if findings:
         raise SystemExit(f"unexpected findings: {findings[:3]}")
