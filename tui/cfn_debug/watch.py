@@ -292,7 +292,6 @@ class Watcher:
         on_event: OnEvent,
         build: str | None = None,
         event_files: Sequence[Path] | None = None,
-        fresh_token: bool = True,
         debounce_ms: int = DEBOUNCE_MS,
         step_ms: int = STEP_MS,
     ) -> None:
@@ -300,7 +299,6 @@ class Watcher:
         self.options = options
         self.on_event = on_event
         self.build = build
-        self.fresh_token = fresh_token
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self._event_files = list(event_files) if event_files is not None else None
@@ -358,7 +356,7 @@ class Watcher:
         for event in events:
             if self._stop.is_set() or (reason is not None and self._pending is not None):
                 return
-            spec = with_fresh_token(event) if reason is not None and self.fresh_token else event
+            spec = with_fresh_token(event) if reason is not None else event
             if reason is not None:
                 await self._emit(
                     RerunStarted(
