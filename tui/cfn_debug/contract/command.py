@@ -12,8 +12,7 @@ from cfn_debug.contract import CATALOGUE, explain, rule
 from cfn_debug.contract.rules import Rule
 from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
 from cfn_debug.errors import CfnDebugError
-
-ACTION_ORDER = ("CREATE", "READ", "UPDATE", "DELETE", "LIST")
+from cfn_debug.records import Action
 
 
 def all_rules() -> tuple[Rule, ...]:
@@ -25,7 +24,7 @@ def rule_document(entry: Rule) -> dict[str, Any]:
         "id": entry.id,
         "level": entry.level.value,
         "scope": entry.scope,
-        "actions": [a for a in ACTION_ORDER if any(x.value == a for x in entry.actions)],
+        "actions": [a.value for a in Action if a in entry.actions],  # in the enum's order
         "title": entry.title,
         "contract": entry.contract,
         "explanation": explain(entry.id) if entry in CATALOGUE else "",
