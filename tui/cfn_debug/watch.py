@@ -502,7 +502,7 @@ class Watcher:
             if event.path is not None:
                 self._known[_real(event.path)] = event
         problems = []
-        for error in getattr(self.workspace.project, "event_errors", []):
+        for error in self.workspace.project.event_errors:
             path = _real(error.path) if error.path else None
             if path in changed:
                 self._known.pop(path, None)
