@@ -11,10 +11,7 @@ from pathlib import Path
 
 #: The project directory of the demo type (holds .rpdk-config, template.yml, the schema).
 PROJECT_DIR = Path(__file__).resolve().parent
-TYPE_NAME = "CfnDebug::Demo::Widget"
 SCHEMA_FILE = PROJECT_DIR / "cfndebug-demo-widget.json"
-#: The environment variable naming the demo's state directory ("" or unset: a temp directory).
-STATE_ENV = "CFN_DEBUG_DEMO_STATE"
 
 
 def sample_events_dir() -> Path:
