@@ -25,9 +25,10 @@ from pathlib import Path
 
 from cfn_debug.endpoint.logs import LogBuffer
 from cfn_debug.endpoint.template import FunctionSpec
+from cfn_debug.endpoint.worker_main import SENTINEL as _SENTINEL_TEXT
 
 WORKER_MAIN = Path(__file__).with_name("worker_main.py")
-SENTINEL = b"\x1e__cfn_debug_end__ "
+SENTINEL = _SENTINEL_TEXT.encode()
 READ_CHUNK = 65_536
 #: How long a fresh worker may take to import the handler and poll for work.
 INIT_LIMIT_S = 10.0
