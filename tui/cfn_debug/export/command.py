@@ -59,13 +59,9 @@ def export_command(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"write_only": write_only, "reveal_write_only": reveal}
 
     if not args.output or args.output == "-":
-        try:
-            export_session(session, fmt, sys.stdout, **options)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # The reader went away (`| head`): not an error; keep Python from complaining at exit.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        # A reader that goes away (`| head`) is handled by cfn_debug.cli for every command.
+        export_session(session, fmt, sys.stdout, **options)
+        sys.stdout.flush()
         return EXIT_OK
 
     target = Path(args.output)
