@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,21 +112,15 @@ class RunView:
     event_index: int | None
     mode: str = "auto"
     run: RunRecord | None = None
-    steps: list[Step] | None = None
+    steps: list[Step] = field(default_factory=list)
     awaiting: AwaitingStep | None = None
     ended: bool = False
-    invocations: list[InvocationStarted] | None = None
-    delays: list[DelayStarted] | None = None
+    invocations: list[InvocationStarted] = field(default_factory=list)
     #: Watch mode: the save that started this re-run (None for a run the user started).
     rerun: Any = None
     #: Its findings against the previous run of the same event (cfn_debug.watch.Comparison).
     comparison: Any = None
     event_name: str | None = None
-
-    def __post_init__(self) -> None:
-        self.steps = self.steps or []
-        self.invocations = self.invocations or []
-        self.delays = self.delays or []
 
 
 #: More UI errors than this within ERROR_WINDOW_S is a loop the app cannot show its way out of.
@@ -228,7 +222,7 @@ class CfnDebugApp(App[int]):
         status.palette = palette
         detail = self.query_one(StepDetail)
         detail.palette = palette
-        timeline.show_steps(self.view.steps or [])
+        timeline.show_steps(self.view.steps)
         status.show(status.state)
         self._refresh_detail()
 
@@ -489,7 +483,7 @@ class CfnDebugApp(App[int]):
             event_name=run.event_name,
         )
         self.query_one(SessionHeader).function = run.function_name
-        self.query_one(Timeline).show_steps(self.view.steps or [])
+        self.query_one(Timeline).show_steps(self.view.steps)
         self._title_timeline()
         self._refresh_detail()
 
@@ -874,7 +868,6 @@ class CfnDebugApp(App[int]):
             self._title_timeline()
         elif isinstance(record, InvocationStarted):
             view.awaiting = None
-            assert view.invocations is not None
             view.invocations.append(record)
             status.show(
                 InFlight(
@@ -885,8 +878,6 @@ class CfnDebugApp(App[int]):
             self._add_step(record.step)
             status.show(None)
         elif isinstance(record, DelayStarted):
-            assert view.delays is not None
-            view.delays.append(record)
             status.show(
                 Countdown(
                     record.index, record.seconds, record.requested_s, record.started_monotonic
@@ -905,14 +896,13 @@ class CfnDebugApp(App[int]):
             self._run_ended(record.run)
 
     def _add_step(self, step: Step) -> None:
-        assert self.view.steps is not None
         self.view.steps.append(step)
         self.query_one(Timeline).queue_step(step)  # its cursor move refreshes the detail
 
     def _run_ended(self, run: RunRecord) -> None:
         view = self.view
         view.run, view.ended, view.awaiting = run, True, None
-        if len(run.steps) >= len(view.steps or []):
+        if len(run.steps) >= len(view.steps):
             view.steps = list(run.steps)
             self.query_one(Timeline).show_steps(view.steps)
         if view.rerun is not None:
@@ -981,7 +971,7 @@ class CfnDebugApp(App[int]):
     def _refresh_detail(self, row: int | None = None) -> None:
         if not self._ui_alive():
             return
-        steps = self.view.steps or []
+        steps = self.view.steps
         timeline = self.query_one(Timeline)
         if row is None:
             row = timeline.cursor_row if timeline.row_count else -1
