@@ -21,7 +21,6 @@ import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +29,7 @@ from urllib.parse import unquote
 from cfn_debug.endpoint.logs import LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.template import FunctionSpec, load_functions
-from cfn_debug.endpoint.worker import Invocation, Worker
+from cfn_debug.endpoint.worker import Invocation, Worker, write_response
 from cfn_debug.errors import EndpointError
 from cfn_debug.redact import credential_values, redact_lines
 
@@ -66,15 +65,9 @@ class _InvokeHandler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, body: bytes, request_id: str, headers: dict[str, str] | None = None
     ) -> None:
-        lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
-        all_headers = {
-            "Content-Type": "application/json",
-            "x-amzn-RequestId": request_id,
-            **(headers or {}),
-            "Content-Length": str(len(body)),
-        }
-        lines.extend(f"{key}: {value}" for key, value in all_headers.items())
-        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        write_response(
+            self.wfile, status, body, {"x-amzn-RequestId": request_id, **(headers or {})}
+        )
 
     def _service_error(
         self, status: int, error_type: str, kind: str, message: str, request_id: str

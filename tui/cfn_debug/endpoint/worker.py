@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import BinaryIO
 
 from cfn_debug.endpoint.logs import LogBuffer
 from cfn_debug.endpoint.template import FunctionSpec
@@ -80,6 +81,14 @@ class Invocation:
         return True
 
 
+def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str, str]) -> None:
+    """A JSON response in one write (status line, headers, body): no delayed-ACK stall."""
+    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", "Content-Type: application/json"]
+    lines.extend(f"{key}: {value}" for key, value in headers.items())
+    lines.append(f"Content-Length: {len(body)}")
+    wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+
+
 class _RuntimeApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _RuntimeApiServer
@@ -92,14 +101,7 @@ class _RuntimeApiHandler(BaseHTTPRequestHandler):
         return
 
     def _reply(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-        lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
-        for key, value in {
-            "Content-Type": "application/json",
-            **(headers or {}),
-            "Content-Length": str(len(body)),
-        }.items():
-            lines.append(f"{key}: {value}")
-        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        write_response(self.wfile, status, body, headers or {})
 
     def do_GET(self) -> None:
         if self.path != "/2018-06-01/runtime/invocation/next":
