@@ -286,7 +286,6 @@ class EmbeddedEndpoint:
         spec = pool.spec
         invocation = Invocation(request_id, body, function_arn(spec.name), spec.timeout_s)
         started = time.monotonic()
-        worker: Worker | None = None
         try:
             worker = pool.invoke(invocation)
         except RuntimeError:
@@ -348,20 +347,18 @@ class EmbeddedEndpoint:
             }
         ).encode()
 
-    def _report_lines(
-        self, invocation: Invocation, worker: Worker | None, started: float
-    ) -> list[str]:
+    def _report_lines(self, invocation: Invocation, worker: Worker, started: float) -> list[str]:
         rid = invocation.request_id
         end = invocation.ended or time.monotonic()
         began = invocation.started or started
         duration_ms = max(end - began, 0.0) * 1000
         report = f"REPORT RequestId: {rid}\tDuration: {duration_ms:.2f} ms\t"
         report += f"Billed Duration: {int(duration_ms) + 1} ms\t"
-        report += f"Memory Size: {invocation_memory(worker)} MB\t"
-        rss = worker.max_rss_mb() if worker is not None else None
+        report += f"Memory Size: {worker.spec.memory_mb} MB\t"
+        rss = worker.max_rss_mb()
         if rss is not None:
             report += f"Max Memory Used: {rss} MB\t"
-        if worker is not None and worker.invocations == 1 and invocation.started:
+        if worker.invocations == 1 and invocation.started:
             report += f"Init Duration: {(invocation.started - worker.spawned_at) * 1000:.2f} ms\t"
         return [
             f"START RequestId: {rid} Version: $LATEST",
@@ -395,10 +392,6 @@ def exit_description(code: int | None) -> str:
     if code >= 0:
         return f"exit status {code}"
     return f"signal: {SIGNAL_NAMES.get(-code, f'signal {-code}')}"
-
-
-def invocation_memory(worker: Worker | None) -> int:
-    return worker.spec.memory_mb if worker is not None else 0
 
 
 def _check_env_vars(
