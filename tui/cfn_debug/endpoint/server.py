@@ -28,7 +28,7 @@ from urllib.parse import unquote
 
 from cfn_debug.endpoint.logs import LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
-from cfn_debug.endpoint.template import FunctionSpec, load_functions
+from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker, write_response
 from cfn_debug.errors import EndpointError
 from cfn_debug.redact import credential_values, redact_lines
@@ -418,9 +418,6 @@ def _check_env_vars(
                     f"expected a string, number or boolean, got {value!r}",
                     field=f"{section}.{key}",
                 )
-            if isinstance(value, bool):
-                values[str(key)] = "true" if value else "false"
-            else:
-                values[str(key)] = "" if value is None else str(value)
+            values[str(key)] = env_string(value)
         checked[str(section)] = values
     return checked

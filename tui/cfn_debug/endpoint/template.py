@@ -148,13 +148,7 @@ def _code_dir(code_uri: Any, path: Path, where: str) -> Path:
     root = path.parent
     if code_uri is None:
         return root.resolve()
-    if not isinstance(code_uri, str):
-        raise ProjectError(
-            f"expected a local directory, got {code_uri!r} (S3 locations cannot run locally)",
-            path=path,
-            field=where,
-        )
-    if code_uri.startswith("s3://"):
+    if not isinstance(code_uri, str) or code_uri.startswith("s3://"):
         raise ProjectError(
             f"expected a local directory, got {code_uri!r} (S3 locations cannot run locally)",
             path=path,
@@ -191,11 +185,16 @@ def _variables(environment: Any, path: Path, where: str) -> dict[str, str]:
         if isinstance(value, (dict, list)):
             # An unresolved intrinsic (!Ref, !Sub ... in long form): nothing to evaluate it with.
             out[str(key)] = ""
-        elif isinstance(value, bool):
-            out[str(key)] = "true" if value else "false"
         else:
-            out[str(key)] = "" if value is None else str(value)
+            out[str(key)] = env_string(value)
     return out
+
+
+def env_string(value: Any) -> str:
+    """A scalar environment value as Lambda sets it: true/false, "" for null, else its text."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
 
 
 def _mapping(value: Any, path: Path, where: str) -> dict[str, Any]:
