@@ -22,17 +22,22 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
+from cfn_debug.demo import PROJECT_DIR as DEMO  # noqa: E402
+from cfn_debug.demo import sample_events_dir  # noqa: E402
 from cfn_debug.endpoint import EmbeddedEndpoint  # noqa: E402
 from cfn_debug.endpoint.template import load_functions  # noqa: E402
 from support.rie import RIE_FUNCTION, find_rie_binary, start_rie  # noqa: E402
 
-DEMO = REPO / "tui" / "cfn_debug" / "demo"
 FIXTURE = REPO / "tests" / "endpoint" / "projects" / "basic"
+
+
+def _invoke_path(function: str) -> str:
+    return f"/2015-03-31/functions/{function}/invocations"
 
 
 def _target(fixture: bool) -> tuple[Path, str, dict, dict[str, str]]:
     """(project, function, event, extra env) of the trivial handler."""
-    read = REPO / "sample_events" / "read.json"
+    read = sample_events_dir() / "read.json"
     if not fixture and (DEMO / "template.yml").is_file() and read.is_file():
         state = tempfile.mkdtemp(prefix="cfn-debug-bench-")
         return DEMO, "TestEntrypoint", json.loads(read.read_text()), {"CFN_DEBUG_DEMO_STATE": state}
@@ -67,7 +72,7 @@ def _batches(
     ours: httpx.Client, ours_path: str, rie: httpx.Client, event: dict, count: int
 ) -> tuple[list[float], list[float]]:
     """Alternate batches between the two endpoints so machine load affects both alike."""
-    rie_path = f"/2015-03-31/functions/{RIE_FUNCTION}/invocations"
+    rie_path = _invoke_path(RIE_FUNCTION)
     mine: list[float] = []
     theirs: list[float] = []
     batch = 25
@@ -88,7 +93,7 @@ def main() -> int:
 
     project, function, event, extra_env = _target(args.fixture)
     spec = load_functions(project)[function]
-    path = f"/2015-03-31/functions/{function}/invocations"
+    path = _invoke_path(function)
     print(f"handler: {spec.handler} ({function} of {project.relative_to(REPO)})")
     have_rie = find_rie_binary() is not None
 
@@ -123,7 +128,7 @@ def main() -> int:
             httpx.Client(base_url=url, timeout=60) as rie,
         ):
             start = time.perf_counter()
-            rie.post(f"/2015-03-31/functions/{RIE_FUNCTION}/invocations", json=event)
+            rie.post(_invoke_path(RIE_FUNCTION), json=event)
             rie_cold.append(time.perf_counter() - start)
     print(f"RIE   warm invoke: median {_ms(statistics.median(theirs))}  p95 {_ms(_p95(theirs))}")
     print(f"RIE   cold start (first invoke after start): median {_ms(statistics.median(rie_cold))}")
