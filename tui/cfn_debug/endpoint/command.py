@@ -6,7 +6,7 @@ import argparse
 import ipaddress
 import json
 import sys
-import threading
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -92,9 +92,8 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
             f"Invoke: aws lambda invoke --endpoint-url {endpoint.url} "
             "--no-sign-request --function-name NAME --payload fileb://event.json out.json"
         )
-        stop = threading.Event()
-        while not stop.wait(0.5):
-            pass
+        while True:  # until Ctrl-C
+            time.sleep(0.5)
     except KeyboardInterrupt:
         emit("Stopping.")
     finally:
