@@ -68,7 +68,7 @@ def test_same_event_same_body(ours, function, handler, event):
     assert ("x-amz-function-error" in mine.headers) is crashed
 
 
-def test_import_failure_same_error_document(tmp_path):
+def test_import_failure_same_error_document():
     code = PROJECTS / "broken" / "src"
     with EmbeddedEndpoint(PROJECTS / "broken") as endpoint:
         mine = httpx.post(f"{endpoint.url}{invoke_path('Fn')}", json={}, timeout=30)
