@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import sys
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any, TextIO
 
 from cfn_debug.endpoint.template import RPDK_CONFIG, TEMPLATE_NAMES
 from cfn_debug.errors import EndpointError
+from cfn_debug.events import read_json
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 
@@ -40,12 +40,7 @@ def load_env_vars(path: str | None) -> dict[str, Any] | None:
     """The --env-vars file: {"Parameters": {...}, "FunctionName": {...}} as SAM takes it."""
     if not path:
         return None
-    try:
-        data = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
-    except OSError as error:
-        raise EndpointError(f"cannot read: {error.strerror}", path=path) from error
-    except json.JSONDecodeError as error:
-        raise EndpointError(f"expected JSON: {error}", path=path) from error
+    data = read_json(Path(path).expanduser(), EndpointError)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise EndpointError(
             'expected an object such as {"Parameters": {"VAR": "value"}, '

@@ -8,7 +8,6 @@ they load as plain values, since nothing here evaluates them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import yaml
 
 from cfn_debug.errors import ProjectError
+from cfn_debug.events import read_json
 
 TEMPLATE_NAMES = ("template.yml", "template.yaml")
 RPDK_CONFIG = ".rpdk-config"
@@ -206,12 +206,7 @@ def _mapping(value: Any, path: Path, where: str) -> dict[str, Any]:
 
 
 def _from_rpdk_config(path: Path) -> dict[str, FunctionSpec]:
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ProjectError(f"cannot read: {error.strerror}", path=path) from error
-    except json.JSONDecodeError as error:
-        raise ProjectError(f"expected JSON: {error}", path=path) from error
+    config = read_json(path, ProjectError)
     if not isinstance(config, dict):
         raise ProjectError("expected a JSON object", path=path)
     code_dir = path.parent / "src"
