@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from cfn_debug.endpoint.template import RPDK_CONFIG, TEMPLATE_NAMES
 from cfn_debug.errors import EndpointError
 from cfn_debug.events import read_json
+from cfn_debug.project import is_project_dir
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 
@@ -31,7 +31,7 @@ def project_to_serve(project_dir: str | None, cwd: Path | None = None) -> Path:
     if project_dir:
         return Path(project_dir).expanduser()
     here = cwd or Path.cwd()
-    if any((here / name).is_file() for name in (*TEMPLATE_NAMES, RPDK_CONFIG)):
+    if is_project_dir(here):
         return here
     return DEMO_DIR
 
