@@ -79,6 +79,10 @@ def _from_template(path: Path) -> dict[str, FunctionSpec]:
         doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_TolerantLoader)
     except OSError as error:
         raise ProjectError(f"cannot read: {error.strerror}", path=path) from error
+    except UnicodeDecodeError as error:
+        raise ProjectError(
+            f"expected UTF-8 text: {error.reason} at byte {error.start}", path=path
+        ) from None
     except yaml.YAMLError as error:
         raise ProjectError(f"expected YAML: {_one_line(error)}", path=path) from error
     if not isinstance(doc, dict):
