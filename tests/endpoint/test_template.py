@@ -146,3 +146,22 @@ def test_no_project_at_all(tmp_path):
     with pytest.raises(ProjectError) as error:
         load_functions(tmp_path)
     assert error.value.path == str(tmp_path)
+
+
+def test_files_that_are_not_utf8_are_typed_errors(tmp_path):
+    from cfn_debug.endpoint.command import load_env_vars
+    from cfn_debug.errors import EndpointError
+
+    template = tmp_path / "template.yml"
+    template.write_bytes(b"Resources: \xff\n")
+    with pytest.raises(ProjectError) as error:
+        load_functions(tmp_path)
+    assert error.value.path == str(template)
+    assert "expected UTF-8" in error.value.detail
+
+    env_file = tmp_path / "env.json"
+    env_file.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(EndpointError) as env_error:
+        load_env_vars(str(env_file))
+    assert env_error.value.path == str(env_file)
+    assert "expected UTF-8" in env_error.value.detail
