@@ -124,8 +124,10 @@ class FunctionPool:
         env: dict[str, str],
         *,
         max_workers: int = MAX_WORKERS_PER_FUNCTION,
+        python: Path | None = None,
     ) -> None:
         self.spec = spec
+        self.python = python  # the interpreter the workers run with (pyenv.interpreter_for)
         self.env = env
         self.max_workers = max_workers
         self._idle: list[Worker] = []
@@ -178,7 +180,7 @@ class FunctionPool:
                     self._all.discard(worker)
                     threading.Thread(target=worker.kill, daemon=True).start()
                 if len(self._all) < self.max_workers:
-                    worker = Worker(self.spec, self.env, self._generation)
+                    worker = Worker(self.spec, self.env, self._generation, python=self.python)
                     self._all.add(worker)
                     break
                 self._cond.wait()

@@ -28,6 +28,7 @@ from urllib.parse import unquote
 
 from cfn_debug.endpoint.logs import LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
+from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker, write_response
 from cfn_debug.errors import EndpointError
@@ -183,8 +184,13 @@ class EmbeddedEndpoint:
         port: int = 0,
         env_vars: dict[str, dict[str, str]] | None = None,
         on_log: Callable[[str], None] | None = None,
+        python: str | Path | None = None,
+        on_env_progress: ProgressCallback | None = None,
     ) -> None:
         self.project_dir = Path(project_dir)
+        self.python_choice = python  # --python, else the project's (cached) environment
+        self.on_env_progress = on_env_progress
+        self.python: Path | None = None
         self.host = host
         self.port = port
         self.functions: dict[str, FunctionSpec] = load_functions(self.project_dir)
@@ -204,6 +210,10 @@ class EmbeddedEndpoint:
         with self._lock:
             if self._server is not None:
                 return
+            if self.python is None:
+                self.python = interpreter_for(
+                    self.project_dir, python=self.python_choice, progress=self.on_env_progress
+                )
             try:
                 server = _InvokeServer((self.host, self.port), self)
             except OSError as error:
@@ -217,7 +227,9 @@ class EmbeddedEndpoint:
                     f"cannot listen on {self.host}:{self.port}: {error.strerror or error}"
                 ) from None
             self._pools = {
-                name: FunctionPool(spec, lambda_environment(spec, self.env_vars))
+                name: FunctionPool(
+                    spec, lambda_environment(spec, self.env_vars), python=self.python
+                )
                 for name, spec in self.functions.items()
             }
             self._server = server

@@ -177,8 +177,11 @@ class _RuntimeApiServer(ThreadingHTTPServer):
 class Worker:
     """A handler process kept warm between invocations, with its own Runtime API listener."""
 
-    def __init__(self, spec: FunctionSpec, env: dict[str, str], generation: int) -> None:
+    def __init__(
+        self, spec: FunctionSpec, env: dict[str, str], generation: int, python: Path | None = None
+    ) -> None:
         self.spec = spec
+        self.python = python or Path(sys.executable)
         self.generation = generation
         self.inbox: queue.Queue[Invocation | None] = queue.Queue()
         self.taken = threading.Event()  # took the invocation in hand
@@ -206,7 +209,7 @@ class Worker:
         ).start()
         self.spawned_at = time.monotonic()
         self._process = subprocess.Popen(
-            [sys.executable, "-u", str(WORKER_MAIN), self.spec.handler],
+            [str(self.python), "-u", str(WORKER_MAIN), self.spec.handler],
             cwd=self.spec.code_dir,
             env=self._env,
             stdin=subprocess.DEVNULL,

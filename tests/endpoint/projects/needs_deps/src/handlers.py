@@ -1,0 +1,11 @@
+"""A handler that imports a package only the project's requirements.txt provides."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import termcolor
+
+
+def colour(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return {"coloured": termcolor.colored("ok", "green"), "module": termcolor.__name__}

@@ -1,0 +1,70 @@
+"""The handler's Python environment (issue 10 item 6): the project's requirements.txt is honoured.
+
+Tries: a project whose requirements.txt names a package cfn-debug does not install (termcolor),
+served by the real endpoint with the real pip building the environment from the package index.
+Must hold: the handler imports it; a second start reuses the cached environment; a project whose
+requirements cfn-debug already satisfies runs on cfn-debug's own interpreter (no build at all);
+--python PATH is used as given and a broken one is a one-line error.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import httpx
+import pytest
+
+from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.pyenv import EnvProgress, interpreter_for, unsatisfied
+from cfn_debug.errors import EndpointError
+
+from .conftest import PROJECTS, invoke_path
+
+NEEDS_DEPS = PROJECTS / "needs_deps"
+DEMO = Path(__file__).resolve().parents[2] / "tui" / "cfn_debug" / "demo"
+
+
+def test_the_fixture_package_is_not_installed_with_cfn_debug() -> None:
+    with pytest.raises(metadata.PackageNotFoundError):
+        metadata.version("termcolor")
+    assert unsatisfied((NEEDS_DEPS / "requirements.txt").read_bytes()) == ["termcolor>=2.3"]
+
+
+def test_satisfied_requirements_use_cfn_debugs_own_interpreter() -> None:
+    seen: list[EnvProgress] = []
+    assert interpreter_for(DEMO, progress=seen.append) == Path(sys.executable)
+    assert [event.stage for event in seen] == ["check"]
+
+
+@pytest.mark.slow
+def test_a_project_needing_a_missing_package_runs_after_its_environment_is_built() -> None:
+    seen: list[EnvProgress] = []
+    with EmbeddedEndpoint(NEEDS_DEPS, on_env_progress=seen.append) as endpoint:
+        answer = httpx.post(endpoint.url + invoke_path("Colour"), json={}, timeout=60)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["module"] == "termcolor"
+    stages = [event.stage for event in seen]
+    assert stages[-1] in ("ready", "cached")
+    if stages[-1] == "ready":
+        assert any("termcolor" in event.message for event in seen if event.stage == "install")
+    # The second start finds the environment built.
+    again: list[EnvProgress] = []
+    python = interpreter_for(NEEDS_DEPS, progress=again.append)
+    assert again[-1].stage == "cached"
+    assert python == endpoint.python
+
+
+def test_python_option_is_used_as_given() -> None:
+    assert interpreter_for(NEEDS_DEPS, python=sys.executable) == Path(sys.executable).absolute()
+
+
+def test_a_broken_python_option_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(EndpointError, match="no such interpreter"):
+        interpreter_for(NEEDS_DEPS, python=tmp_path / "nope")
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    with pytest.raises(EndpointError, match="not a working Python 3"):
+        interpreter_for(NEEDS_DEPS, python=fake)
