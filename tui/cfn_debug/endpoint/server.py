@@ -1,41 +1,42 @@
 """The embedded endpoint: the Lambda Invoke API, as `sam local start-lambda` speaks it.
 
-Server choice: the standard library's ThreadingHTTPServer with HTTP/1.1 keep-alive. An invocation
-blocks its connection's thread while a worker runs it, which is exactly the model threads give for
-free; no dependency is added, and the endpoint runs the same under pytest, under the engine's
-asyncio loop (it has its own threads) and under `cfn-debug serve`. Responses go out in one write
-with TCP_NODELAY, so keep-alive clients never wait on delayed ACKs.
+HTTP is h11's, one thread per connection (http_server.py): an invocation blocks its connection's
+thread while a worker runs it, the endpoint runs the same under pytest, under the engine's asyncio
+loop (it has its own threads) and under `cfn-debug serve`. Before a body is read, every request
+meets guard.py's checks (no browser, no foreign Host name) and Lambda's 6 MB payload limit.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import errno
 import json
 import re
-import socket
-import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import unquote
 
+from cfn_debug.endpoint.guard import browser_header, host_allowed
+from cfn_debug.endpoint.http_server import HttpServer, Reply, Request
 from cfn_debug.endpoint.logs import LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
-from cfn_debug.endpoint.worker import Invocation, Worker, write_response
+from cfn_debug.endpoint.worker import Invocation, Worker
 from cfn_debug.errors import EndpointError
 from cfn_debug.redact import credential_values, redact_lines
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 TAIL_BYTES = 4096
+#: Lambda's limit on a synchronous invocation's request payload (6 MiB).
+MAX_REQUEST_BYTES = 6 * 1024 * 1024
+#: A client that takes longer than this to send a request's head (or stalls in its body) is dropped.
+HEADER_TIMEOUT_S = 10.0
 
 
 def _error_body(error_type: str, message: str) -> bytes:
@@ -52,74 +53,83 @@ def _function_name(raw: str) -> str:
     return name.split(":", 1)[0]
 
 
-class _InvokeHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _InvokeServer
+class _InvokeApi:
+    """The Invoke API's routes and errors over the HTTP transport (http_server.py)."""
 
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    def __init__(self, endpoint: EmbeddedEndpoint) -> None:
+        self.endpoint = endpoint
 
-    def log_message(self, format: str, *args: object) -> None:
-        return
+    def screen(self, request: Request) -> Reply | None:
+        """Refuse, before the body is read, what must never reach a handler (see guard.py)."""
+        hosts = [value for name, value in request.headers if name == "host"]
+        if len(hosts) > 1 or not host_allowed(hosts[0] if hosts else None, self.endpoint.host):
+            shown = printable_host(hosts[-1]) if hosts else ""
+            return _service_error(
+                403,
+                "AccessDeniedException",
+                "User",
+                f"Host {shown!r} is not allowed: this endpoint answers only requests addressed "
+                "to a loopback name or address or the address it is bound to "
+                "(DNS rebinding protection)",
+            )
+        header = browser_header(request.headers)
+        if header is not None:
+            return _service_error(
+                403,
+                "AccessDeniedException",
+                "User",
+                f"requests from a web browser are refused (the request carries {header}): "
+                "no web page may invoke a handler",
+            )
+        if not request.target.startswith("/"):
+            return _service_error(
+                400, "InvalidRequestContent", "User", "expected a path such as /2015-03-31/..."
+            )
+        return None
 
-    def _send(
-        self, status: int, body: bytes, request_id: str, headers: dict[str, str] | None = None
-    ) -> None:
-        write_response(
-            self.wfile, status, body, {"x-amzn-RequestId": request_id, **(headers or {})}
-        )
-
-    def _service_error(
-        self, status: int, error_type: str, kind: str, message: str, request_id: str
-    ) -> None:
-        self._send(status, _error_body(kind, message), request_id, {"x-amzn-errortype": error_type})
-
-    def do_POST(self) -> None:
+    def handle(self, request: Request) -> Reply:
         request_id = str(uuid.uuid4())
+        if request.method != "POST":
+            return _service_error(
+                405, "LocalServiceException", "LocalService", "MethodNotAllowedException", "-"
+            )
         try:
-            self._invoke(request_id)
-        except (ConnectionError, TimeoutError):
-            raise
+            return self._invoke(request, request_id)
         except Exception as error:  # the endpoint must outlive any one request's failure
-            self.close_connection = True
-            with contextlib.suppress(OSError):
-                self._service_error(500, "ServiceException", "Service", str(error), request_id)
+            reply = _service_error(500, "ServiceException", "Service", str(error), request_id)
+            reply.close = True
+            return reply
 
-    def _invoke(self, request_id: str) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        path, _, query = self.path.partition("?")
+    def _invoke(self, request: Request, request_id: str) -> Reply:
+        body = request.body
+        path, _, query = request.target.partition("?")
         match = INVOKE_ROUTE.match(path)
         if match is None:
-            self._service_error(
+            return _service_error(
                 404, "LocalServiceException", "LocalService", "PathNotFoundException", request_id
             )
-            return
-        endpoint = self.server.endpoint
+        endpoint = self.endpoint
         name = _function_name(match.group("name"))
         pool = endpoint.pool(name)
         if pool is None:
-            self._service_error(
+            return _service_error(
                 404,
                 "ResourceNotFound",
                 "User",
                 f"Function not found: {function_arn(name)}",
                 request_id,
             )
-            return
         if query:
-            self._service_error(
+            return _service_error(
                 400,
                 "InvalidRequestContent",
                 "User",
                 "Query Parameters are not supported",
                 request_id,
             )
-            return
-        invocation_type = self.headers.get("X-Amz-Invocation-Type", "RequestResponse")
+        invocation_type = request.header("x-amz-invocation-type", "RequestResponse")
         if invocation_type != "RequestResponse":
-            self._service_error(
+            return _service_error(
                 501,
                 "NotImplemented",
                 "LocalService",
@@ -127,7 +137,6 @@ class _InvokeHandler(BaseHTTPRequestHandler):
                 "RequestResponse is only supported.",
                 request_id,
             )
-            return
         secrets: tuple[str, ...] = ()
         if not body.strip():
             body = b"{}"
@@ -135,42 +144,44 @@ class _InvokeHandler(BaseHTTPRequestHandler):
             try:
                 secrets = credential_values(json.loads(body))
             except (ValueError, RecursionError):
-                self._service_error(
+                return _service_error(
                     400,
                     "InvalidRequestContent",
                     "User",
                     "Could not parse request body into json: No JSON object could be decoded",
                     request_id,
                 )
-                return
-        tail = self.headers.get("X-Amz-Log-Type", "None") == "Tail"
+        tail = request.header("x-amz-log-type", "None") == "Tail"
         status, payload, headers = endpoint.invoke(
             pool, request_id, body, tail=tail, secrets=secrets
         )
-        self._send(status, payload, request_id, headers)
-
-    def do_GET(self) -> None:
-        self._service_error(
-            405, "LocalServiceException", "LocalService", "MethodNotAllowedException", "-"
-        )
+        return Reply(status, payload, {"x-amzn-RequestId": request_id, **headers})
 
 
-class _InvokeServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = False  # a second `serve` on the same port must fail, not share it
-    request_queue_size = 64
+def _service_error(
+    status: int, error_type: str, kind: str, message: str, request_id: str | None = None
+) -> Reply:
+    """An Invoke API error as SAM answers it: x-amzn-errortype and {"Type", "Message"}."""
+    return Reply(
+        status,
+        _error_body(kind, message),
+        {"x-amzn-RequestId": request_id or str(uuid.uuid4()), "x-amzn-errortype": error_type},
+    )
 
-    def __init__(self, address: tuple[str, int], endpoint: EmbeddedEndpoint) -> None:
-        self.endpoint = endpoint
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
-        super().__init__(address, _InvokeHandler)
 
-    def handle_error(self, request: object, client_address: object) -> None:
-        """A client that hangs up mid-request is not an endpoint failure."""
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)  # type: ignore[arg-type]
+def printable_host(value: str) -> str:
+    """A Host header shortened and with control characters escaped, for an error message."""
+    return value[:100].encode("ascii", "backslashreplace").decode("ascii")
+
+
+def payload_too_large() -> Reply:
+    """Lambda's answer to a synchronous payload over 6 MB (6,291,456 bytes)."""
+    return _service_error(
+        413,
+        "RequestEntityTooLargeException",
+        "User",
+        f"Request must be smaller than {MAX_REQUEST_BYTES} bytes for the InvokeFunction operation",
+    )
 
 
 class EmbeddedEndpoint:
@@ -186,6 +197,7 @@ class EmbeddedEndpoint:
         on_log: Callable[[str], None] | None = None,
         python: str | Path | None = None,
         on_env_progress: ProgressCallback | None = None,
+        header_timeout_s: float = HEADER_TIMEOUT_S,
     ) -> None:
         self.project_dir = Path(project_dir)
         self.python_choice = python  # --python, else the project's (cached) environment
@@ -196,10 +208,11 @@ class EmbeddedEndpoint:
         self.functions: dict[str, FunctionSpec] = load_functions(self.project_dir)
         self.env_vars = _check_env_vars(env_vars)
         self.on_log = on_log
+        self.header_timeout_s = header_timeout_s
         self.url = ""
         self._pools: dict[str, FunctionPool] = {}
         self._logs = LogStore()
-        self._server: _InvokeServer | None = None
+        self._server: HttpServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._log_lock = threading.Lock()
@@ -214,8 +227,16 @@ class EmbeddedEndpoint:
                 self.python = interpreter_for(
                     self.project_dir, python=self.python_choice, progress=self.on_env_progress
                 )
+            api = _InvokeApi(self)
             try:
-                server = _InvokeServer((self.host, self.port), self)
+                server = HttpServer(
+                    (self.host, self.port),
+                    api.handle,
+                    screen=api.screen,
+                    max_body=MAX_REQUEST_BYTES,
+                    too_large=payload_too_large,
+                    header_timeout_s=self.header_timeout_s,
+                )
             except OSError as error:
                 if error.errno in (errno.EADDRINUSE, errno.EACCES):
                     reason = "is in use" if error.errno == errno.EADDRINUSE else "is not allowed"

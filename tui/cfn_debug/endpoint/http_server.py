@@ -1,0 +1,289 @@
+"""The endpoint's HTTP/1.1 transport: h11 parses and frames, one thread serves each connection.
+
+Why h11 driven by threads: h11 is a strict, well-kept HTTP/1.1 implementation (Content-Length and
+chunked framing, keep-alive, pipelining, ``Expect: 100-continue``, malformed-request detection)
+with no I/O of its own, so the endpoint keeps its simple model (an invocation blocks its
+connection's thread while a worker runs it) with nothing hand-parsed. Measured against the
+standard library server it replaced and against uvicorn, side by side: see bench/endpoint.py and
+the README's figures.
+
+The limits every request meets before its body is read (so a refused request costs nothing):
+``screen`` (the Host and browser checks of guard.py, supplied by the caller), then the body limit
+(``max_body``, checked on Content-Length and again while a chunked body streams in). A client that
+stalls while sending a request's headers or body is dropped after ``header_timeout_s``; an idle
+keep-alive connection after ``idle_timeout_s``. Each connection has its own thread, so a stalled
+client never holds up another's invocation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+
+import h11
+
+#: The largest request head (request line + headers) accepted.
+MAX_HEAD_BYTES = 64 * 1024
+READ_SIZE = 65_536
+#: Connections served at once; beyond that a new connection is closed at once.
+MAX_CONNECTIONS = 256
+
+
+@dataclass
+class Request:
+    """One request: its method, target, headers (lower-case names) and body."""
+
+    method: str
+    target: str
+    headers: list[tuple[str, str]]
+    body: bytes = b""
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        """The last value of header ``name`` (lower-case), else ``default``."""
+        for key, value in reversed(self.headers):
+            if key == name:
+                return value
+        return default
+
+
+@dataclass
+class Reply:
+    """A JSON reply: status, body and extra headers; ``close`` ends the connection after it."""
+
+    status: int
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    close: bool = False
+
+
+Handler = Callable[[Request], Reply]
+Screen = Callable[[Request], "Reply | None"]
+
+
+@functools.cache
+def _reason(status: int) -> bytes:
+    return HTTPStatus(status).phrase.encode()
+
+
+class _Dropped(Exception):
+    """The client went away, stalled past its limit, or must not be read any further."""
+
+
+class HttpServer:
+    """A threaded HTTP/1.1 server on one listening socket (loopback unless told otherwise)."""
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handle: Handler,
+        *,
+        screen: Screen | None = None,
+        max_body: int,
+        too_large: Callable[[], Reply],
+        header_timeout_s: float = 10.0,
+        idle_timeout_s: float = 120.0,
+    ) -> None:
+        self.handle = handle
+        self.screen = screen
+        self.max_body = max_body
+        self.too_large = too_large
+        self.header_timeout_s = header_timeout_s
+        self.idle_timeout_s = idle_timeout_s
+        family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            # No SO_REUSEADDR: a second `serve` on the same port must fail, not share it.
+            self.socket.bind(address)
+            self.socket.listen(64)
+        except OSError:
+            self.socket.close()
+            raise
+        self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._lock = threading.Lock()
+
+    # --- lifecycle ---
+
+    def serve_forever(self, poll_interval: float = 0.2) -> None:
+        try:
+            while not self._stopping.is_set():
+                ready, _, _ = select.select([self.socket], [], [], poll_interval)
+                if not ready:
+                    continue
+                try:
+                    conn, _ = self.socket.accept()
+                except OSError:
+                    continue
+                with self._lock:
+                    if len(self._connections) >= MAX_CONNECTIONS:
+                        conn.close()
+                        continue
+                    self._connections.add(conn)
+                threading.Thread(
+                    target=self._serve_connection, args=(conn,), name="endpoint-conn", daemon=True
+                ).start()
+        finally:
+            self._stopped.set()
+
+    def shutdown(self) -> None:
+        """Stop accepting, and close every open connection (their threads end with them)."""
+        self._stopping.set()
+        self._stopped.wait(5)
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+
+    def server_close(self) -> None:
+        self.socket.close()
+
+    # --- one connection ---
+
+    def _serve_connection(self, sock: socket.socket) -> None:
+        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            # The first request of a new connection comes at once; later ones may idle first.
+            first_wait = self.header_timeout_s
+            while not self._stopping.is_set():
+                reply = self._one_exchange(conn, sock, first_wait)
+                if reply is None:
+                    return
+                self._send(conn, sock, reply)
+                if (
+                    reply.close
+                    or conn.our_state is not h11.DONE
+                    or conn.their_state is not h11.DONE
+                ):
+                    return
+                conn.start_next_cycle()
+                first_wait = self.idle_timeout_s
+        except h11.RemoteProtocolError as error:
+            self._refuse_malformed(conn, sock, error)
+        except (_Dropped, OSError, h11.LocalProtocolError):
+            pass
+        finally:
+            with self._lock:
+                self._connections.discard(sock)
+            with contextlib.suppress(OSError):
+                sock.close()
+
+    def _one_exchange(
+        self, conn: h11.Connection, sock: socket.socket, first_wait: float
+    ) -> Reply | None:
+        head = self._next_event(conn, sock, first_wait, restart_on_data=True)
+        if isinstance(head, h11.ConnectionClosed):
+            return None
+        if not isinstance(head, h11.Request):
+            raise _Dropped
+        request = Request(
+            head.method.decode("ascii", "replace"),
+            head.target.decode("latin-1"),
+            [(k.decode("latin-1"), v.decode("latin-1")) for k, v in head.headers],
+        )
+        if self.screen is not None:
+            refusal = self.screen(request)
+            if refusal is not None:
+                refusal.close = True  # its body, if any, is never read
+                return refusal
+        declared = request.header("content-length")
+        if declared is not None and int(declared) > self.max_body:
+            reply = self.too_large()
+            reply.close = True
+            return reply
+        if conn.client_is_waiting_for_100_continue:
+            sock.sendall(conn.send(h11.InformationalResponse(status_code=100, headers=[])))
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            event = self._next_event(conn, sock, self.header_timeout_s)
+            if isinstance(event, h11.Data):
+                size += len(event.data)
+                if size > self.max_body:
+                    reply = self.too_large()
+                    reply.close = True
+                    return reply
+                chunks.append(event.data)
+            elif isinstance(event, h11.EndOfMessage):
+                break
+            else:  # the client closed mid-body
+                raise _Dropped
+        request.body = b"".join(chunks)
+        return self.handle(request)
+
+    def _next_event(
+        self,
+        conn: h11.Connection,
+        sock: socket.socket,
+        wait_s: float,
+        *,
+        restart_on_data: bool = False,
+    ) -> h11.Event | type[h11.PAUSED]:
+        """The next h11 event, reading from ``sock`` as needed; a stall past the limit drops it.
+
+        ``wait_s`` bounds the wait for the first bytes; once some arrived (``restart_on_data``:
+        an idle keep-alive connection whose next request began), the rest of the request head
+        must follow within ``header_timeout_s``.
+        """
+        deadline = time.monotonic() + wait_s
+        while True:
+            event = conn.next_event()
+            if event is not h11.NEED_DATA:
+                return event
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Dropped
+            sock.settimeout(left)
+            try:
+                data = sock.recv(READ_SIZE)
+            except TimeoutError:
+                raise _Dropped from None
+            if restart_on_data and data:
+                restart_on_data = False
+                deadline = time.monotonic() + self.header_timeout_s
+            conn.receive_data(data)
+
+    def _send(self, conn: h11.Connection, sock: socket.socket, reply: Reply) -> None:
+        """Status line, headers and body in one write: no delayed-ACK stall on keep-alive."""
+        headers = [("Content-Type", "application/json"), *reply.headers.items()]
+        headers.append(("Content-Length", str(len(reply.body))))
+        if reply.close:
+            headers.append(("Connection", "close"))
+        data = conn.send(
+            h11.Response(status_code=reply.status, headers=headers, reason=_reason(reply.status))
+        )
+        assert data is not None
+        if reply.body:
+            data += conn.send(h11.Data(data=reply.body)) or b""
+        data += conn.send(h11.EndOfMessage()) or b""
+        sock.settimeout(self.idle_timeout_s)  # a client that never reads its answer is dropped
+        sock.sendall(data)
+
+    def _refuse_malformed(
+        self, conn: h11.Connection, sock: socket.socket, error: h11.RemoteProtocolError
+    ) -> None:
+        """A request h11 could not parse: a 400 (or its status hint) where HTTP allows one."""
+        if conn.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        status = error.error_status_hint if 400 <= error.error_status_hint < 600 else 400
+        body = (
+            b'{"Type":"User","Message":"Bad request: '
+            + str(error).encode("ascii", "replace").replace(b'"', b"'").replace(b"\\", b"/")
+            + b'"}'
+        )
+        with contextlib.suppress(OSError, h11.LocalProtocolError):
+            self._send(
+                conn,
+                sock,
+                Reply(status, body, {"x-amzn-errortype": "InvalidRequestContent"}, close=True),
+            )
