@@ -9,6 +9,9 @@ requirements cfn-debug already satisfies runs on cfn-debug's own interpreter (no
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -44,7 +47,7 @@ def test_a_project_needing_a_missing_package_runs_after_its_environment_is_built
     with EmbeddedEndpoint(NEEDS_DEPS, on_env_progress=seen.append) as endpoint:
         answer = httpx.post(endpoint.url + invoke_path("Colour"), json={}, timeout=60)
     assert answer.status_code == 200, answer.text
-    assert answer.json()["module"] == "termcolor"
+    assert answer.json()["resourceModel"]["Module"] == "termcolor"
     stages = [event.stage for event in seen]
     assert stages[-1] in ("ready", "cached")
     if stages[-1] == "ready":
@@ -68,3 +71,45 @@ def test_a_broken_python_option_is_a_one_line_error(tmp_path: Path) -> None:
     fake.chmod(0o755)
     with pytest.raises(EndpointError, match="not a working Python 3"):
         interpreter_for(NEEDS_DEPS, python=fake)
+
+
+REPO = Path(__file__).resolve().parents[2]
+READ_EVENT = REPO / "sample_events" / "read.json"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", "run", str(READ_EVENT), "--no-journal", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+        check=False,
+    )
+
+
+def test_a_missing_module_is_an_exit_2_error_naming_it_not_a_finding() -> None:
+    # cfn-debug's own interpreter lacks termcolor: the handler cannot even be imported.
+    done = _run("--project", str(NEEDS_DEPS), "--python", sys.executable, "--json")
+    assert done.returncode == 2, done.stdout + done.stderr
+    document = json.loads(done.stdout)
+    [run] = document["runs"]
+    assert run["end_reason"] == "error"
+    assert not [f for f in run.get("findings", []) if f.get("level") == "MUST"]
+    step = run["steps"][0]
+    message = step["result"]["error_message"]
+    assert "no module 'termcolor'" in message and "requirements.txt" in message
+    assert "pip install termcolor" in message
+    printed = _run("--project", str(NEEDS_DEPS), "--python", sys.executable)
+    assert printed.returncode == 2
+    assert "no module 'termcolor'" in " ".join(printed.stdout.split())
+
+
+@pytest.mark.slow
+def test_run_builds_the_environment_with_progress_and_the_handler_runs() -> None:
+    done = _run("--project", str(NEEDS_DEPS), "--json")
+    assert done.returncode != 2, done.stdout + done.stderr
+    [run] = json.loads(done.stdout)["runs"]
+    progress = run["steps"][0]["result"]["progress"]
+    assert progress["resourceModel"]["Module"] == "termcolor"
+    assert "environment" in done.stderr  # the build (or the cached one) was said

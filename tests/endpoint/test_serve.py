@@ -53,6 +53,7 @@ def test_serve_prints_the_url_and_sam_style_logs_and_stops_on_ctrl_c():
     try:
         banner = _read_until(process, lambda line: line.startswith("Invoke:"))
         assert f"at http://127.0.0.1:{port} " in banner[0]
+        assert banner[1].startswith(f"Listening on 127.0.0.1:{port}: reachable from this machine")
         assert any(line.strip().startswith("Echo  handlers.echo") for line in banner)
         assert any(line.strip().startswith("TestEntrypoint  ") for line in banner)
         response = httpx.post(

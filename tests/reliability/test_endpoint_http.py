@@ -307,3 +307,13 @@ def test_the_embedded_endpoint_takes_a_random_port_not_sams() -> None:
     with EmbeddedEndpoint(BASIC) as one, EmbeddedEndpoint(BASIC) as two:
         assert one.port not in (0, 3001) and two.port not in (0, 3001)
         assert one.port != two.port
+
+
+def test_serve_keeps_sams_port_and_says_who_can_reach_it() -> None:
+    from cfn_debug.cli import build_parser
+    from cfn_debug.endpoint.command import exposure
+
+    assert build_parser().parse_args(["serve"]).port == 3001
+    said = exposure("127.0.0.1", 3001)
+    assert "127.0.0.1:3001" in said and "this machine only" in said and "403" in said
+    assert "NOT loopback" in exposure("0.0.0.0", 3001)

@@ -47,6 +47,7 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--schema", metavar="FILE", help="resource schema file (overrides discovery)"
     )
+    _add_python_option(parser)
     parser.add_argument("--region", help="region put in the requests (default: us-east-1)")
     parser.add_argument("--profile", help="AWS profile whose credentials go into the requests")
     parser.add_argument(
@@ -62,6 +63,16 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="S",
         help="wait at most S seconds of a callbackDelaySeconds (default: the full delay)",
+    )
+
+
+def _add_python_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="interpreter (or virtual environment) the embedded endpoint runs handlers with "
+        "(default: one built and cached from the project's requirements.txt when cfn-debug's "
+        "own lacks something it names)",
     )
 
 
@@ -104,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=3001, help="port to bind (default: 3001)")
+    _add_python_option(serve)
     serve.add_argument(
         "--env-vars",
         metavar="FILE",

@@ -27,13 +27,17 @@ def chain_options(args: argparse.Namespace) -> ChainOptions:
 
 def open_workspace(args: argparse.Namespace) -> Workspace:
     """The project, schema and endpoint the target options name; ``close()`` it when done."""
+    from cfn_debug.env_progress import console_env_progress
     from cfn_debug.workspace import Workspace
 
-    return Workspace.open(
-        Path(args.project) if args.project else None,
-        endpoint=args.endpoint,
-        function_name=args.function_name,
-        schema_path=Path(args.schema) if args.schema else None,
-        region=args.region,
-        profile=args.profile,
-    )
+    with console_env_progress() as env_progress:
+        return Workspace.open(
+            Path(args.project) if args.project else None,
+            endpoint=args.endpoint,
+            function_name=args.function_name,
+            schema_path=Path(args.schema) if args.schema else None,
+            region=args.region,
+            profile=args.profile,
+            python=getattr(args, "python", None),
+            on_env_progress=env_progress,
+        )

@@ -21,6 +21,7 @@ from cfn_debug.project import Project, discover_project
 from cfn_debug.records import ChainEvent
 
 if TYPE_CHECKING:
+    from cfn_debug.endpoint.pyenv import ProgressCallback
     from cfn_debug.schema import ResourceSchema
 
 TEST_ENTRYPOINT = "TestEntrypoint"
@@ -66,6 +67,8 @@ class Workspace:
         region: str | None = None,
         profile: str | None = None,
         env_vars: dict[str, Any] | None = None,
+        python: str | None = None,
+        on_env_progress: ProgressCallback | None = None,
     ) -> Workspace:
         """Discover the project, load its schema and connect to (or start) the endpoint.
 
@@ -81,7 +84,7 @@ class Workspace:
             type_name=schema.type_name if schema is not None else project.type_name,
         )
         invoker, label, embedded = _connect(
-            project, endpoint, function_name, region, profile, env_vars
+            project, endpoint, function_name, region, profile, env_vars, python, on_env_progress
         )
         return cls(
             project,
@@ -195,6 +198,8 @@ def _connect(
     region: str | None,
     profile: str | None,
     env_vars: dict[str, Any] | None,
+    python: str | None = None,
+    on_env_progress: ProgressCallback | None = None,
 ) -> tuple[Invoker, str, Any]:
     if endpoint is None:
         if project.functions_error is not None:
@@ -208,7 +213,9 @@ def _connect(
         from cfn_debug.endpoint import EmbeddedEndpoint
         from cfn_debug.invoke.local import LocalInvoker
 
-        embedded = EmbeddedEndpoint(project.root, env_vars=env_vars)
+        embedded = EmbeddedEndpoint(
+            project.root, env_vars=env_vars, python=python, on_env_progress=on_env_progress
+        )
         embedded.start()
         try:
             invoker = LocalInvoker(embedded.url, logs=embedded.logs_for)

@@ -31,6 +31,8 @@ class AppConfig:
     mode: Mode = "auto"
     #: Passed to the embedded endpoint (SAM's --env-vars shape), e.g. the demo's state dir.
     env_vars: dict[str, dict[str, str]] | None = None
+    #: `--python PATH`: the interpreter the embedded endpoint runs handlers with.
+    python: str | None = None
     #: Snapshots and docs: durations rounded, clock times, ids and ports masked, no animation.
     deterministic: bool = False
     theme: str = "cfn-debug-dark"
@@ -55,4 +57,5 @@ class AppConfig:
             build=getattr(args, "build", None),
             journal=Path(journal) if journal else None,
             transcript=Path(transcript) if transcript else None,
+            python=getattr(args, "python", None),
         )

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError
 from cfn_debug.events import read_json
 from cfn_debug.project import is_project_dir
@@ -24,6 +25,19 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def exposure(host: str, port: int) -> str:
+    """Who can reach the endpoint, said when `serve` starts."""
+    where = (
+        "this machine only (loopback)"
+        if is_loopback(host)
+        else f"every host that can reach {host} (NOT loopback)"
+    )
+    return (
+        f"Listening on {host}:{port}: reachable from {where}; requests from web browsers "
+        "(Origin, Sec-Fetch-*) and for other host names (DNS rebinding) are refused with 403"
+    )
 
 
 def project_to_serve(project_dir: str | None, cwd: Path | None = None) -> Path:
@@ -66,12 +80,21 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     env_vars_path = getattr(args, "env_vars", None)
     try:
         env_vars = load_env_vars(env_vars_path)
-        endpoint = EmbeddedEndpoint(project, host=host, port=port, env_vars=env_vars, on_log=emit)
+        endpoint = EmbeddedEndpoint(
+            project,
+            host=host,
+            port=port,
+            env_vars=env_vars,
+            on_log=emit,
+            python=getattr(args, "python", None),
+        )
     except EndpointError as error:
         if error.path is None and env_vars_path:
             raise EndpointError(error.detail, path=env_vars_path, field=error.field) from None
         raise
-    endpoint.start()
+    with console_env_progress(err) as progress:
+        endpoint.on_env_progress = progress
+        endpoint.start()
     try:
         if not is_loopback(host):
             err.write(
@@ -81,6 +104,7 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
             err.flush()
         label = "the bundled demo" if project == DEMO_DIR else str(project)
         emit(f"Serving {label} at {endpoint.url} (Lambda Invoke API, Ctrl-C to stop)")
+        emit(exposure(host, endpoint.port))
         for name, spec in endpoint.functions.items():
             emit(f"  {name}  {spec.handler}  (code {spec.code_dir}, timeout {spec.timeout_s:g} s)")
         emit(

@@ -9,6 +9,7 @@ an HTTP error, or a response over Lambda's 6 MB synchronous limit.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -128,6 +129,9 @@ def classify(
         if "Task timed out" in message or (_is_timeout_text(message) and not stack):
             return InvokeResult(OutcomeKind.TIMEOUT, error_message=message, **base)
         error_type = data.get("errorType") if isinstance(data, dict) else None
+        missing = missing_module(error_type, message)
+        if missing is not None:
+            return _missing_module(missing, message, base)
         return InvokeResult(
             OutcomeKind.CRASH,
             error_type=error_type if isinstance(error_type, str) else function_error or "Unhandled",
@@ -147,6 +151,35 @@ def classify(
         OutcomeKind.NOT_PROGRESS_EVENT,
         error_message=f'expected a ProgressEvent (an object with a "status"), got {what}',
         body_excerpt=excerpt(body),
+        **base,
+    )
+
+
+_NO_MODULE = re.compile(r"No module named '(?P<name>[^']+)'")
+
+
+def missing_module(error_type: Any, message: str) -> str | None:
+    """The module a Runtime.ImportModuleError says is missing (not a handler's syntax error)."""
+    if error_type != "Runtime.ImportModuleError":
+        return None
+    match = _NO_MODULE.search(message)
+    return match.group("name") if match else None
+
+
+def _missing_module(module: str, message: str, base: dict[str, Any]) -> InvokeResult:
+    """A module missing from the handler's environment: the environment's problem, not the
+    handler's (DESIGN section 9), so an infrastructure outcome (the chain ends with ERROR, exit
+    2, no finding) that names the module and how to install it."""
+    top = module.split(".", 1)[0]
+    return InvokeResult(
+        OutcomeKind.HTTP_ERROR,
+        error_type="Runtime.ImportModuleError",
+        error_message=(
+            f"the handler's Python environment has no module {module!r} ({message}): name its "
+            f"package in the project's requirements.txt (cfn-debug then builds the environment "
+            f"with it), or install it (`pip install {top}`, if that is its package's name) into "
+            "the interpreter given with --python"
+        ),
         **base,
     )
 

@@ -8,4 +8,5 @@ import termcolor
 
 
 def colour(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return {"coloured": termcolor.colored("ok", "green"), "module": termcolor.__name__}
+    model = {"Module": termcolor.__name__, "Coloured": termcolor.colored("ok", "green")}
+    return {"status": "SUCCESS", "message": "", "resourceModel": model}
