@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import threading
 from collections import OrderedDict, deque
+
+from cfn_debug.redact import redact_lines
+from cfn_debug.redact_stream import StreamRedactor
 
 #: What one invocation keeps from its start: a handler printing 100 MB must not fill memory.
 HEAD_LINES = 5_000
@@ -15,11 +19,30 @@ KEEP_INVOCATIONS = 1_000
 
 
 class LogBuffer:
-    """The lines of one invocation: the first HEAD_LINES/HEAD_BYTES, a marker, the last lines."""
+    """The lines of one invocation: the first HEAD_LINES/HEAD_BYTES, a marker, the last lines.
 
-    __slots__ = ("_full", "_head", "_head_bytes", "_tail", "dropped_bytes", "dropped_lines")
+    Credentials are removed from what ``lines()`` returns: by pattern, and by value for the
+    ``secrets`` of the request (redact.credential_values). A line longer than one read of the
+    worker's output arrives in pieces; those go through a StreamRedactor, so a credential split
+    between two reads is still found (complete lines are redacted whole, when read back).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = (
+        "_decoder",
+        "_full",
+        "_head",
+        "_head_bytes",
+        "_stream",
+        "_tail",
+        "dropped_bytes",
+        "dropped_lines",
+        "secrets",
+    )
+
+    def __init__(self, secrets: tuple[str, ...] = ()) -> None:
+        self.secrets = secrets
+        self._stream = StreamRedactor(secrets)
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._head: list[str] = []
         self._head_bytes = 0
         self._tail: deque[str] = deque(maxlen=TAIL_LINES)
@@ -43,19 +66,36 @@ class LogBuffer:
         self._tail.append(line)
 
     def add_raw(self, chunk: bytes) -> None:
-        """One chunk read from the worker's pipe (a line, or a piece of a very long one)."""
-        text = chunk.decode("utf-8", errors="replace").rstrip("\n")
+        """A chunk read from the worker's pipe: lines, or a piece of a line (any boundary)."""
+        text = self._decoder.decode(chunk)
+        *complete, rest = text.split("\n")
+        for line in complete:
+            if self._stream.pending:
+                line = self._stream.feed(line) + self._stream.flush()
+            self._add_line(line)
+        if rest:
+            released = self._stream.feed(rest)
+            if released:
+                self._add_line(released)
+
+    def _add_line(self, text: str) -> None:
         # awslambdaric writes a multi-line error record as one line joined with "\r".
         for line in text.split("\r"):
             self.add(line)
 
     def lines(self) -> list[str]:
-        if not self.dropped_lines:
-            return [*self._head, *self._tail]
-        marker = (
-            f"[... truncated: {self.dropped_lines} lines ({self.dropped_bytes} bytes) not kept ...]"
-        )
-        return [*self._head, marker, *self._tail]
+        """The kept lines, credentials redacted (a line still being written included)."""
+        lines = [*self._head, *self._tail]
+        rest = self._stream.peek()
+        if rest:
+            lines.extend(rest.split("\r"))
+        if self.dropped_lines:
+            marker = (
+                f"[... truncated: {self.dropped_lines} lines ({self.dropped_bytes} bytes) "
+                "not kept ...]"
+            )
+            lines.insert(len(self._head), marker)
+        return redact_lines(lines, self.secrets)
 
 
 class LogStore:

@@ -23,13 +23,13 @@ from urllib.parse import unquote
 
 from cfn_debug.endpoint.guard import browser_header, host_allowed
 from cfn_debug.endpoint.http_server import HttpServer, Reply, Request
-from cfn_debug.endpoint.logs import LogStore
+from cfn_debug.endpoint.logs import LogBuffer, LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker
 from cfn_debug.errors import EndpointError
-from cfn_debug.redact import credential_values, redact_lines
+from cfn_debug.redact import credential_values
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 TAIL_BYTES = 4096
@@ -317,7 +317,9 @@ class EmbeddedEndpoint:
         and by value for the ``secrets`` the request carried (see redact.credential_values).
         """
         spec = pool.spec
-        invocation = Invocation(request_id, body, function_arn(spec.name), spec.timeout_s)
+        invocation = Invocation(
+            request_id, body, function_arn(spec.name), spec.timeout_s, logs=LogBuffer(secrets)
+        )
         started = time.monotonic()
         try:
             worker = pool.invoke(invocation)
@@ -334,7 +336,7 @@ class EmbeddedEndpoint:
         else:
             headers["X-Amz-Function-Error"] = "Unhandled"
             payload = self._error_payload(invocation)
-        lines = redact_lines(invocation.logs.lines(), secrets)
+        lines = invocation.logs.lines()  # redacted, by pattern and by the request's values
         self._logs.put(request_id, lines)
         report = self._report_lines(invocation, worker, started)
         if tail:
