@@ -19,9 +19,13 @@ dispositions and the random seed fresh, and SIGKILL when the fork server dies (P
 The program stays single-threaded (forking after threads exist is unsafe); if importing the shared
 modules started a thread anyway, each worker is exec'd fresh instead of forked (correct, not fast).
 
-When the endpoint's process ends in any way (kill -9 included), its end of the socket closes: the
-fork server then kills every worker and everything they started (it is a child subreaper, so even
-double-forked setsid grandchildren stay its descendants) and exits.
+Processes: every worker is a child subreaper, so whatever the handler starts stays in the
+worker's tree, double-forked setsid daemons included; a kill request kills that whole tree. The
+fork server is a child subreaper too: what a worker that died on its own leaves behind comes to it
+and is killed then (any child of the fork server that is not a worker). When the endpoint's
+process ends in any way (kill -9 included), its end of the socket closes: the fork server then
+kills every process below it and exits. A worker whose fork server dies gets SIGKILL
+(PR_SET_PDEATHSIG).
 
 Like worker_main.py, this file imports nothing from cfn_debug: the project's interpreter may not
 have it installed.
@@ -145,6 +149,7 @@ def become_worker(
     try:
         os.setsid()
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of what the handler starts stay in its tree
         if os.getppid() != server_pid:  # the fork server died before the prctl took
             os._exit(1)
         signal.set_wakeup_fd(-1)
@@ -221,6 +226,7 @@ def exec_worker(request: dict[str, Any], output_fd: int, keep: list[int]) -> Non
     try:
         os.setsid()
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)  # kept across execve
         for fd in keep:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -286,18 +292,29 @@ class Server:
             proctree.kill_tree(pid)
 
     def reap(self) -> None:
+        ended = False
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return
+                break
             if pid == 0:
-                return
+                break
             if pid in self.workers:
                 self.workers.discard(pid)
+                ended = True
                 # What it left behind in its session or group goes with it.
                 proctree.kill_tree(pid, include_root=False)
                 self.send({"op": "exit", "pid": pid, "code": os.waitstatus_to_exitcode(status)})
+        if ended:
+            self.kill_orphans()
+
+    def kill_orphans(self) -> None:
+        """Kill what a dead worker left: a live worker is a child subreaper, so its descendants
+        never come to us; any child of ours that is not a worker was left by a dead one."""
+        for pid, (ppid, *_rest) in proctree.table().items():
+            if ppid == self.pid and pid not in self.workers:
+                proctree.kill_tree(pid)
 
     def shutdown(self) -> None:
         """Kill every worker and everything they started (all our descendants), then exit."""

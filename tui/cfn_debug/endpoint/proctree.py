@@ -5,11 +5,10 @@ the fork server program (killing a worker with everything it started). It import
 cfn_debug, because the fork server runs it in the project's interpreter, where cfn_debug may not be
 installed. Off Linux (no /proc) every function answers "nothing found".
 
-Which processes belong to a worker: every descendant by parent pid (setsid children included, as
-long as their parent chain leads back to the worker), plus every process still in the worker's
-session or process group (the worker is a session leader, so its session id and group id are its
-pid) whose parent has exited. A double-forked child that also called setsid and whose parent has
-exited is reparented to the fork server (a child subreaper) and is killed with it.
+Which processes belong to a worker: every descendant by parent pid (setsid children included),
+plus every process in the worker's session or process group (the worker is a session leader, so
+both ids are its pid). A forked worker is a child subreaper, so an orphan among its descendants (a
+double-forked, setsid daemon) is reparented to the worker and stays in its tree.
 """
 
 from __future__ import annotations
