@@ -5,6 +5,11 @@ busy a new one is spawned (as Lambda scales out to a new execution environment),
 MAX_WORKERS_PER_FUNCTION; beyond that invocations queue for the next free worker. A worker that
 timed out, crashed, failed to initialise, lost its log sentinel or predates a source change is
 never reused.
+
+Workers are forked from the fork server of the function's environment (interpreter and
+requirements.txt; see forkserver.py) where one can run, else started as plain processes. The
+environment is looked at whenever a worker is about to be started and on restart(): a changed
+interpreter or requirements.txt retires the warm workers and starts a new fork server.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import os
 import threading
 from pathlib import Path
 
+from cfn_debug.endpoint import forkserver
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker import Invocation, Worker
 
@@ -124,12 +130,18 @@ class FunctionPool:
         env: dict[str, str],
         *,
         max_workers: int = MAX_WORKERS_PER_FUNCTION,
-        python: Path | None = None,
+        python: Path | str | None = None,
+        fork: bool = True,
     ) -> None:
         self.spec = spec
-        self.python = python  # the interpreter the workers run with (pyenv.interpreter_for)
         self.env = env
         self.max_workers = max_workers
+        # the interpreter the workers run with (pyenv.interpreter_for), else the endpoint's own
+        self.python = str(python) if python else forkserver.worker_python()
+        self._fork = fork
+        self._forks: tuple[str, forkserver.ForkServer] | None = None
+        if fork:
+            self._forks = forkserver.acquire(self.python, spec.code_dir)
         self._idle: list[Worker] = []
         self._all: set[Worker] = set()
         self._generation = 0
@@ -159,6 +171,28 @@ class FunctionPool:
         with self._cond:
             self._signature = source_signature(self.spec.code_dir)
             self._retire_idle_locked()
+        self._check_environment()
+
+    def _check_environment(self) -> forkserver.ForkServer | None:
+        """The fork server for the environment as it is now (a new one when the interpreter or
+        requirements.txt changed, the warm workers then retired), None without one."""
+        if not self._fork:
+            return None
+        with self._cond:
+            if self._closed:
+                return None
+            current = self._forks
+            if current is not None and current[1].alive:
+                key = forkserver.environment_key(self.python, self.spec.code_dir)
+                if key == current[0]:
+                    return current[1]
+            fresh = forkserver.acquire(self.python, self.spec.code_dir)
+            self._forks = fresh
+            if current is not None:
+                self._retire_idle_locked()
+        if current is not None:
+            forkserver.release(*current)
+        return fresh[1] if fresh is not None else None
 
     def _retire_idle_locked(self) -> None:
         self._generation += 1
@@ -185,6 +219,9 @@ class FunctionPool:
                     break
                 self._cond.wait()
         try:
+            worker.forks = self._check_environment()
+            if worker.generation != self._generation:  # the environment changed just now
+                worker.generation = self._generation
             worker.start()
         except BaseException:
             with self._cond:
@@ -216,6 +253,9 @@ class FunctionPool:
             workers = list(self._all)
             self._all.clear()
             self._idle.clear()
+            forks, self._forks = self._forks, None
             self._cond.notify_all()
         for worker in workers:
             worker.kill()
+        if forks is not None:
+            forkserver.release(*forks)

@@ -24,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import BinaryIO
 
+from cfn_debug.endpoint import proctree
+from cfn_debug.endpoint.forkserver import ForkedProcess, ForkServer, ForkServerError
 from cfn_debug.endpoint.logs import LogBuffer
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker_main import SENTINEL as _SENTINEL_TEXT
@@ -178,10 +180,17 @@ class Worker:
     """A handler process kept warm between invocations, with its own Runtime API listener."""
 
     def __init__(
-        self, spec: FunctionSpec, env: dict[str, str], generation: int, python: Path | None = None
+        self,
+        spec: FunctionSpec,
+        env: dict[str, str],
+        generation: int,
+        *,
+        python: str | Path = sys.executable,
+        forks: ForkServer | None = None,
     ) -> None:
         self.spec = spec
-        self.python = python or Path(sys.executable)
+        self.python = str(python)
+        self.forks = forks  # None: a plain process (no fork server for this environment)
         self.generation = generation
         self.inbox: queue.Queue[Invocation | None] = queue.Queue()
         self.taken = threading.Event()  # took the invocation in hand
@@ -194,7 +203,7 @@ class Worker:
         self._lock = threading.Lock()
         self._server = _RuntimeApiServer(self)
         self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._server.server_port}"}
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: subprocess.Popen[bytes] | ForkedProcess | None = None
 
     @property
     def pid(self) -> int | None:
@@ -208,15 +217,22 @@ class Worker:
             daemon=True,
         ).start()
         self.spawned_at = time.monotonic()
-        self._process = subprocess.Popen(
-            [str(self.python), "-u", str(WORKER_MAIN), self.spec.handler],
-            cwd=self.spec.code_dir,
-            env=self._env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        self._process = None
+        if self.forks is not None:
+            try:
+                self._process = self.forks.spawn(self.spec.handler, self._env, self.spec.code_dir)
+            except ForkServerError:
+                self._process = None  # a plain process below: slower, as correct
+        if self._process is None:
+            self._process = subprocess.Popen(
+                [self.python, "-u", str(WORKER_MAIN), self.spec.handler],
+                cwd=self.spec.code_dir,
+                env=self._env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         threading.Thread(
             target=self._read_output, name=f"worker-output-{self.spec.name}", daemon=True
         ).start()
@@ -231,20 +247,7 @@ class Worker:
         self.invocations += 1
         self.taken.clear()
         self.inbox.put(invocation)
-        # A fresh worker first imports the handler: that has its own limit, as Lambda's init.
-        init_deadline = time.monotonic() + INIT_LIMIT_S + invocation.timeout_s
-        while not (self.taken.is_set() or invocation.answered.is_set() or self.dead.is_set()):
-            if time.monotonic() > init_deadline:
-                invocation.finish("timeout")
-                break
-            if self._out_of_memory(invocation):
-                break
-            self.taken.wait(0.05)
-        if self.taken.is_set():
-            remaining = invocation.started + invocation.timeout_s - time.monotonic()
-            self._wait_answer(invocation, remaining)
-        elif not invocation.answered.is_set():
-            self._wait_answer(invocation, 0.0)
+        self._wait_answer(invocation)
         if invocation.outcome in ("timeout", "oom"):
             self.kill()
         if not invocation.logs_closed.wait(LOG_GRACE_S if invocation.outcome != "timeout" else 0.5):
@@ -254,21 +257,30 @@ class Worker:
         with self._lock:
             self.current = None
 
-    def _wait_answer(self, invocation: Invocation, remaining: float) -> None:
-        deadline = time.monotonic() + max(remaining, 0.0)
-        while not invocation.answered.is_set():
-            left = deadline - time.monotonic()
+    def _wait_answer(self, invocation: Invocation) -> None:
+        """Until answered, timed out (a fresh worker first imports the handler: that has its own
+        limit, as Lambda's init), out of memory, or the process is gone. Memory is first looked at
+        after MEMORY_POLL_S, so a quick invocation costs no /proc reads."""
+        init_deadline = time.monotonic() + INIT_LIMIT_S + invocation.timeout_s
+        answered = invocation.answered
+        while not answered.is_set():
             if self.dead.is_set():
                 # The process is gone: give the reader a moment to record the exit.
-                if not invocation.answered.wait(1.0):
+                if not answered.wait(1.0):
                     invocation.finish("exit", exit_code=self.exit_code())
                 return
+            if self.taken.is_set():
+                deadline = invocation.started + invocation.timeout_s
+            else:
+                deadline = init_deadline
+            left = deadline - time.monotonic()
             if left <= 0:
                 invocation.finish("timeout")
                 return
+            if answered.wait(min(left, MEMORY_POLL_S)):
+                return
             if self._out_of_memory(invocation):
                 return
-            invocation.answered.wait(min(left, MEMORY_POLL_S))
 
     def _out_of_memory(self, invocation: Invocation) -> bool:
         """Past the function's MemorySize: kill the process, as Lambda does, and say so."""
@@ -280,8 +292,9 @@ class Worker:
         return True
 
     def rss_kb(self) -> int | None:
-        """Resident memory of the process now (Linux /proc), None where it cannot be read."""
-        return _status_kb(self.pid, "VmRSS:")
+        """Memory of the process and the processes it started, now (Linux /proc; see
+        proctree.tree_memory_kb), None where it cannot be read."""
+        return None if self.pid is None else proctree.tree_memory_kb(self.pid)
 
     def exit_code(self) -> int | None:
         return self._process.poll() if self._process else None
@@ -327,11 +340,12 @@ class Worker:
     def kill(self) -> None:
         """Stop the process and the listener; safe to call more than once, from any thread."""
         process = self._process
-        if process is not None and process.poll() is None:
-            try:
-                os.killpg(process.pid, 9)
-            except (ProcessLookupError, PermissionError, AttributeError):
-                process.kill()
+        if isinstance(process, ForkedProcess):
+            process.kill()  # the fork server kills it with everything it started
+        elif process is not None and process.poll() is None:
+            proctree.kill_tree(process.pid)
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, 9)  # where /proc is missing
         self.dead.set()
         self.inbox.put(None)
         if process is not None:

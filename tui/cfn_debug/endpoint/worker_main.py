@@ -8,7 +8,9 @@ API and reports errors in the same shapes (errorMessage, errorType, requestId, s
 
 Log attribution: stderr is the same pipe as stdout, and before posting a response or an error the
 worker flushes both streams and writes one sentinel line naming the request id. The endpoint reads
-the pipe until that line, so every byte written for an invocation is attributed to it.
+the pipe until that line, so every byte written for an invocation is attributed to it. The sentinel
+goes through a private duplicate of the pipe taken at start (a high, close-on-exec descriptor), so
+a handler that closes or redirects its stdout/stderr still ends its invocation on time.
 
 This file imports nothing from cfn_debug: it runs with the handler's code directory first on
 sys.path and must not shadow or be shadowed by anything there. Importing it does nothing.
@@ -16,6 +18,7 @@ sys.path and must not shadow or be shadowed by anything there. Importing it does
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -23,6 +26,23 @@ from typing import Any
 
 SENTINEL = "\x1e__cfn_debug_end__ "
 BOOTSTRAP_ENV = "CFN_DEBUG_BOOTSTRAP"
+#: Where the sentinel is written: fd 1 until keep_log_channel() duplicates it.
+_LOG_FD = 1
+_LOG_FD_FLOOR = 200
+
+
+def keep_log_channel() -> None:
+    """Duplicate the output pipe to a private descriptor for the sentinel."""
+    global _LOG_FD
+    try:
+        import fcntl
+
+        _LOG_FD = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, _LOG_FD_FLOOR)
+    except (ImportError, OSError):
+        try:
+            _LOG_FD = os.dup(1)  # not inherited by the handler's children either
+        except OSError:
+            _LOG_FD = 1
 
 
 def mark_end(request_id: str) -> None:
@@ -32,7 +52,9 @@ def mark_end(request_id: str) -> None:
             stream.flush()
         except Exception:
             continue
-    os.write(1, f"{SENTINEL}{request_id}\n".encode())
+    # If the handler closed even this descriptor, the endpoint's grace period covers it.
+    with contextlib.suppress(OSError):
+        os.write(_LOG_FD, f"{SENTINEL}{request_id}\n".encode())
 
 
 def _prepare_path(code_dir: str) -> None:
@@ -82,6 +104,7 @@ def main(argv: list[str]) -> int:
         print("usage: worker_main.py MODULE.ATTR", file=sys.stderr)
         return 2
     handler = argv[1]
+    keep_log_channel()
     _prepare_path(os.environ.get("LAMBDA_TASK_ROOT", os.getcwd()))
     if os.environ.get(BOOTSTRAP_ENV, "auto") != "portable":
         try:
