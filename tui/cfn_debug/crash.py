@@ -51,8 +51,12 @@ def write_crash_report(error: BaseException, argv: list[str] | None = None) -> P
 
 
 def one_line(text: str) -> str:
-    """``text`` safe for a terminal and on one line (newlines shown as ``\\n``)."""
-    return printable(text.replace("\r\n", "\n")).replace("\n", "\\n").replace("\t", " ")
+    """``text`` safe for a terminal and on one line (newlines shown as ``\\n``), with any access
+    key id in it (a file name can hold one) redacted."""
+    from cfn_debug.redact import redact_text
+
+    text = redact_text(text.replace("\r\n", "\n"))
+    return printable(text).replace("\n", "\\n").replace("\t", " ")
 
 
 def crash_message(error: BaseException, report: Path | None) -> str:

@@ -78,7 +78,9 @@ def run_command(args: argparse.Namespace) -> int:
         console.print()
         console.print(summary_line(runs))
     if journal is not None:
-        console.print(f"[dim]journal: {journal.path}[/]")
+        from cfn_debug.console import escape
+
+        console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs):
         return EXIT_ERROR
     return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK

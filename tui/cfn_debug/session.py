@@ -123,7 +123,10 @@ class Journal:
 
     def _write_line(self, line: str | bytes) -> None:
         assert self._file is not None
-        self._file.write((line.encode("utf-8") if isinstance(line, str) else line) + b"\n")
+        # backslashreplace: a lone surrogate (only ever inside a JSON string) is written as its
+        # JSON escape \udcff, so the line stays UTF-8 and loads back to the same string
+        encoded = line.encode("utf-8", "backslashreplace") if isinstance(line, str) else line
+        self._file.write(encoded + b"\n")
         self._file.flush()
         if self._fsync:
             os.fsync(self._file.fileno())
@@ -209,15 +212,20 @@ def _run_head(run: RunRecord) -> dict[str, Any]:
 
 def load_journal(path: Path) -> Session:
     """Rebuild a Session from a journal: every completed step of every run."""
+    from cfn_debug.filesafe import read_bytes
+
     try:
-        lines = path.read_bytes().split(b"\n")
+        lines = read_bytes(path).split(b"\n")
     except FileNotFoundError:
         raise JournalError("no such journal", path=path) from None
     except OSError as exc:
         raise JournalError(f"cannot read: {exc.strerror}", path=path) from None
     session = Session(path=path)
     runs: dict[str, RunRecord] = {}
-    last_number = max((i for i, line in enumerate(lines, 1) if line.strip()), default=0)
+    numbers = [i for i, line in enumerate(lines, 1) if line.strip()]
+    if not numbers:
+        raise JournalError("the file is empty; expected a journal or a transcript", path=path)
+    first_number, last_number = numbers[0], numbers[-1]
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -225,8 +233,14 @@ def load_journal(path: Path) -> Session:
             entry = json.loads(raw)
             if not isinstance(entry, dict):
                 raise ValueError("not an object")
+        except RecursionError:
+            raise JournalError(
+                "expected a journal entry nested at most a few hundred levels deep",
+                path=path,
+                field=f"line {number}",
+            ) from None
         except ValueError as exc:
-            if number == last_number:
+            if number == last_number and (number > first_number or raw.startswith(b'{"type":')):
                 session.problems.append(
                     f"{path}: line {number}: torn last line ignored (the session was interrupted "
                     "while writing it)"
@@ -235,9 +249,16 @@ def load_journal(path: Path) -> Session:
             raise JournalError(
                 f"expected a JSON object: {exc}", path=path, field=f"line {number}"
             ) from None
+        if number == first_number and not isinstance(entry.get("type"), str):
+            raise JournalError(
+                "expected a cfn-debug session journal (JSON lines, the first one "
+                '{"type": "session", ...}) or a JSON transcript',
+                path=path,
+                field=f"line {number}",
+            )
         try:
             _apply(entry, session, runs)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise JournalError(
                 f"unexpected {entry.get('type', 'entry')!r} entry ({type(exc).__name__}: {exc})",
                 path=path,
