@@ -33,6 +33,7 @@ from cfn_debug.records import (
     Finding,
     InvocationStarted,
     InvokeResult,
+    Level,
     OutcomeKind,
     RunEnded,
     RunRecord,
@@ -170,32 +171,38 @@ def build_step(
 
         # one encoding per large model for this step's three diffs (request, previous, requested)
         encodings = Encodings()
-        findings: list[Finding] = list(
-            check_step(
-                step_context(
-                    schema=schema,
-                    action=action,
-                    index=index,
-                    desired=desired,
-                    previous=previous,
-                    original_desired=original_desired,
-                    result=result,
-                    previous_steps=list(previous_steps),
-                    encodings=encodings,
-                )
-            )
-        )
-        model = _returned_model(result)
+        findings: list[Finding] = []
         diff_request: list[Change] = []
         diff_previous: list[Change] = []
-        if model is not None:
-            if original_desired is not None:
-                diff_request = list(
-                    diff_models(original_desired, model, schema, encodings=encodings)
+        try:
+            findings = list(
+                check_step(
+                    step_context(
+                        schema=schema,
+                        action=action,
+                        index=index,
+                        desired=desired,
+                        previous=previous,
+                        original_desired=original_desired,
+                        result=result,
+                        previous_steps=list(previous_steps),
+                        encodings=encodings,
+                    )
                 )
-            before = _returned_model(previous_steps[-1].result) if previous_steps else None
-            if before is not None:
-                diff_previous = list(diff_models(before, model, schema, encodings=encodings))
+            )
+            model = _returned_model(result)
+            if model is not None:
+                if original_desired is not None:
+                    diff_request = list(
+                        diff_models(original_desired, model, schema, encodings=encodings)
+                    )
+                before = _returned_model(previous_steps[-1].result) if previous_steps else None
+                if before is not None:
+                    diff_previous = list(diff_models(before, model, schema, encodings=encodings))
+        except RecursionError:
+            raise  # too deep: handled below by recording the answer as such
+        except Exception as error:  # a bug in the checks: keep the step, say so, blame no one
+            findings.append(internal_error_finding(error, index))
         return Step(
             index=index,
             action=action,
@@ -220,6 +227,27 @@ def build_step(
         return attempt(flat, request, desired, previous, original_desired)
     except RecursionError:  # the request itself (the user's event) is too deep to walk
         return attempt(flat, _TOO_DEEP_REQUEST, None, None, None)
+
+
+#: The rule id of a finding that says cfn-debug itself failed (never the handler's fault).
+INTERNAL_ERROR_RULE = "cfn-debug-internal-error"
+
+
+def internal_error_finding(error: BaseException, index: int | None) -> Finding:
+    """A finding about cfn-debug, not the handler: its checks raised ``error`` on this step. It is
+    SHOULD-level (never a MUST, which would blame the handler and exit 1); `run` exits 2 for it."""
+    from cfn_debug.crash import one_line, write_crash_report
+
+    report = write_crash_report(error)
+    where = f"; traceback in {report}" if report is not None else ""
+    return Finding(
+        INTERNAL_ERROR_RULE,
+        Level.SHOULD,
+        "cfn-debug could not check this step (a bug in cfn-debug, not a finding on the "
+        f"handler): {one_line(f'{type(error).__name__}: {error}')}{where}",
+        None,
+        index,
+    )
 
 
 #: What a step records in place of a request too deeply nested to redact.
@@ -413,5 +441,8 @@ async def run_chain(
         last = run.steps[-1].result
         run.final_status = last.status or last.kind.value
     _, _, check_chain, _ = _checks()
-    run.chain_findings = list(check_chain(run.steps, schema, action, end_reason, total_s))
+    try:
+        run.chain_findings = list(check_chain(run.steps, schema, action, end_reason, total_s))
+    except Exception as error:  # a bug in the chain checks: the run still ends, and says so
+        run.chain_findings = [internal_error_finding(error, None)]
     yield RunEnded(run=run)

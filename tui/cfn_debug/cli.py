@@ -29,6 +29,17 @@ COMMANDS: dict[str, str] = {
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
+def port_number(text: str) -> int:
+    """A TCP port given on the command line: 1..65535, else a usage error (exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number 1-65535, got {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 1-65535, got {port}")
+    return port
+
+
 def _add_target_options(parser: argparse.ArgumentParser) -> None:
     """Options naming what to invoke; the names are those of `cfn invoke` and `cfn test`."""
     parser.add_argument(
@@ -114,7 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=3001, help="port to bind (default: 3001)")
+    serve.add_argument(
+        "--port", type=port_number, default=3001, help="port to bind, 1-65535 (default: 3001)"
+    )
     _add_python_option(serve)
     serve.add_argument(
         "--env-vars",
@@ -230,7 +243,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _resolve(COMMANDS[args.command])(args)
     except CfnDebugError as error:
-        print(f"cfn-debug: error: {error}", file=sys.stderr)
+        from cfn_debug.crash import one_line
+
+        # One line, whatever the error quotes (a file name, a handler's text): no escape
+        # sequence reaches the terminal and no markup is interpreted (this is print, not Rich).
+        print(f"cfn-debug: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -240,6 +257,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    except Exception as error:  # a bug in cfn-debug: exit 2 (never 1), one line, a crash report
+        from cfn_debug.crash import crash_message, write_crash_report
+
+        print(crash_message(error, write_crash_report(error, args_list)), file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

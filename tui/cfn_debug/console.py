@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as escape_markup
 from rich.text import Text
 
 from cfn_debug.records import (
@@ -27,6 +27,8 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.redact import redact_text
+from cfn_debug.textsafe import printable
 from cfn_debug.watch import (
     BuildFinished,
     BuildStarted,
@@ -43,6 +45,13 @@ LEVEL_STYLE = {Level.MUST: "bold red", Level.SHOULD: "yellow"}
 CHANGE_MARK = {ChangeKind.ADDED: ("+", "green"), ChangeKind.REMOVED: ("-", "red")}
 BAR_WIDTH = 20
 VALUE_WIDTH = 60
+
+
+def escape(text: str) -> str:
+    """Text cfn-debug did not write, for a markup string: control characters and lone surrogates
+    shown as escapes (no sequence reaches the terminal), markup shown literally, and an access
+    key id (in an event's file name, say) redacted."""
+    return escape_markup(printable(redact_text(text)))
 
 
 def _short(value: Any) -> str:
@@ -66,10 +75,10 @@ def outcome_label(step: Step) -> Text:
     result = step.result
     if result.kind is OutcomeKind.PROGRESS:
         status = result.status or "?"
-        label = Text(status, style=STATUS_STYLE.get(status, "bold magenta"))
+        label = Text(printable(status), style=STATUS_STYLE.get(status, "bold magenta"))
         error_code = (result.progress or {}).get("errorCode")
         if error_code:
-            label.append(f" {error_code}", style="red")
+            label.append(f" {printable(str(error_code))}", style="red")
         return label
     return Text(result.kind.value.upper().replace("_", " "), style="bold magenta")
 

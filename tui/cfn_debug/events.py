@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import CfnDebugError, EventError
+from cfn_debug.filesafe import read_text
+from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 from cfn_debug.records import Action
 
 DEFAULT_REGION = "us-east-1"
@@ -113,9 +115,13 @@ class EventSpec:
 
 
 def read_json(path: Path, error: type[CfnDebugError] = EventError) -> Any:
-    """Parse a JSON file; syntax errors name the line and column."""
+    """Parse a JSON file; syntax errors name the line and column.
+
+    Only a regular file is read (a FIFO or a device is refused before reading: no hang), and an
+    integer over Python's digit limit is a one-line error, not a ValueError.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise error("no such file", path=path) from None
     except IsADirectoryError:
@@ -130,6 +136,10 @@ def read_json(path: Path, error: type[CfnDebugError] = EventError) -> Any:
         raise error(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=path
         ) from None
+    except ValueError as exc:
+        if not is_digit_limit(exc):
+            raise
+        raise error(TOO_MANY_DIGITS, path=path) from None
     except RecursionError:
         raise error(
             "expected JSON nested at most a few hundred levels deep: this file nests deeper "

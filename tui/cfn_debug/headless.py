@@ -78,10 +78,19 @@ def run_command(args: argparse.Namespace) -> int:
         console.print()
         console.print(summary_line(runs))
     if journal is not None:
-        console.print(f"[dim]journal: {journal.path}[/]")
-    if any(run.end_reason is EndReason.ERROR for run in runs):
-        return EXIT_ERROR
+        from cfn_debug.console import escape
+
+        console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
+    if any(run.end_reason is EndReason.ERROR for run in runs) or _internal_errors(runs):
+        return EXIT_ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
     return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
+
+
+def _internal_errors(runs: list[Any]) -> bool:
+    """Whether cfn-debug's own checks failed on a step or chain (chain.INTERNAL_ERROR_RULE)."""
+    from cfn_debug.chain import INTERNAL_ERROR_RULE
+
+    return any(finding.rule_id == INTERNAL_ERROR_RULE for run in runs for finding in run.findings)
 
 
 class OutputMasker:

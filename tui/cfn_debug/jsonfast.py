@@ -81,7 +81,7 @@ class Splicer:
         return b"".join(parts)  # one copy of the (large) parts, not one per level
 
     def _slow(self, value: Any) -> bytes:
-        return self.slow(value).encode("utf-8")
+        return self.slow(value).encode("utf-8", "backslashreplace")
 
     def _text(self, value: Any, depth: int, out: list[bytes]) -> None:
         kind = type(value)
@@ -107,7 +107,9 @@ class Splicer:
     def _dirty_keys(self, value: dict[Any, Any]) -> bool:
         """Whether a key of ``value`` itself fails ``clean`` (so encoding it whole is wasted)."""
         keys = [key for key in value if type(key) is str]
-        return bool(keys) and not self.clean(json.dumps(keys, ensure_ascii=False).encode())
+        return bool(keys) and not self.clean(
+            json.dumps(keys, ensure_ascii=False).encode("utf-8", "backslashreplace")
+        )
 
     def _object(self, value: dict[Any, Any], depth: int, out: list[bytes]) -> None:
         if any(type(key) is not str for key in value):
@@ -116,12 +118,12 @@ class Splicer:
         out.append(b"{")
         for number, (key, item) in enumerate(value.items()):
             name = json.dumps(key, ensure_ascii=self.ensure_ascii)
-            out.append((("," if number else "") + name + ":").encode("utf-8"))
+            out.append((("," if number else "") + name + ":").encode("utf-8", "backslashreplace"))
             kind = type(item)
             if (kind is dict or kind is list) and self.descend(key):
                 self._text(item, depth + 1, out)
             else:
-                out.append(self.member(key, item).encode("utf-8"))
+                out.append(self.member(key, item).encode("utf-8", "backslashreplace"))
         out.append(b"}")
 
     def _array(self, value: list[Any], out: list[bytes]) -> None:

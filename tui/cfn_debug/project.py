@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug.errors import CfnDebugError, EventError, ProjectError
 from cfn_debug.events import EventSpec, event_from_model, load_event, read_json
+from cfn_debug.filesafe import read_text
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def find_schema(root: Path, type_name: str | None) -> Path | None:
     found: list[Path] = []
     for path in sorted(root.glob("*.json")):
         try:
-            head = path.read_text(encoding="utf-8")
+            head = read_text(path)  # a FIFO named *.json is skipped, not waited on
         except (OSError, UnicodeDecodeError):
             continue
         if '"typeName"' not in head:

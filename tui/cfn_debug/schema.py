@@ -549,9 +549,12 @@ def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
 
 def load_schema(path: Path) -> ResourceSchema:
     """Read, parse and validate a resource schema file."""
+    from cfn_debug.filesafe import read_text
+    from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise SchemaError("no such file", path=path) from None
     except (OSError, UnicodeDecodeError) as error:
@@ -563,6 +566,10 @@ def load_schema(path: Path) -> ResourceSchema:
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
             path=path,
         ) from None
+    except ValueError as error:
+        if not is_digit_limit(error):
+            raise
+        raise SchemaError(TOO_MANY_DIGITS, path=path) from None
     except RecursionError:
         raise SchemaError("nested too deep to read as JSON", path=path) from None
     return schema_from_dict(data, path=path)

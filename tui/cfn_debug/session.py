@@ -15,12 +15,15 @@ in ``Session.problems``, not raised.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import stat
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
@@ -91,42 +94,85 @@ class Journal:
         self.project = project
         self.endpoint = endpoint
         self._fsync = fsync
-        self._file: IO[bytes] | None = None
+        self._fd: int | None = None
         self._closed = False
 
-    def _open(self) -> IO[bytes]:
-        if self._file is None:
+    def _open(self) -> int:
+        if self._fd is None:
             if self._closed:
                 raise JournalError("the journal is closed", path=self.path)
             try:
                 self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-                if self.path.exists():
-                    _drop_torn_tail(self.path)
-                fresh = not self.path.exists() or self.path.stat().st_size == 0
                 # Owner-only: the journal keeps writeOnly values (exports are made from it).
-                descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-                # binary: a 5 MB step line is written as the bytes it was encoded to
-                self._file = open(descriptor, "ab")  # noqa: SIM115
+                # O_NONBLOCK: a FIFO put here is refused below, not waited on.
+                descriptor = os.open(
+                    self.path,
+                    os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK,
+                    0o600,
+                )
             except OSError as exc:
                 raise JournalError(f"cannot write: {exc.strerror}", path=self.path) from None
-            if fresh:
-                header = {
-                    "type": "session",
-                    "format": JOURNAL_FORMAT,
-                    "version": __version__,
-                    "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    "project": self.project,
-                    "endpoint": self.endpoint,
-                }
-                self._write_line(_dumps(header))
-        return self._file
+            try:
+                info = os.fstat(descriptor)
+                if not stat.S_ISREG(info.st_mode):
+                    raise JournalError(
+                        "expected a regular file for the journal (give --no-journal to keep none)",
+                        path=self.path,
+                    )
+                if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+                    os.fchmod(descriptor, 0o600)  # an existing journal others could read
+            except OSError as exc:
+                os.close(descriptor)
+                raise JournalError(f"cannot write: {exc.strerror}", path=self.path) from None
+            except JournalError:
+                os.close(descriptor)
+                raise
+            os.set_blocking(descriptor, True)
+            self._fd = descriptor
+            header = {
+                "type": "session",
+                "format": JOURNAL_FORMAT,
+                "version": __version__,
+                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "project": self.project,
+                "endpoint": self.endpoint,
+            }
+            self._write_line(_dumps(header), header=True)
+        return self._fd
 
-    def _write_line(self, line: str | bytes) -> None:
-        assert self._file is not None
-        self._file.write((line.encode("utf-8") if isinstance(line, str) else line) + b"\n")
-        self._file.flush()
-        if self._fsync:
-            os.fsync(self._file.fileno())
+    def _write_line(self, line: str | bytes, *, header: bool = False) -> None:
+        """Append one line under an exclusive lock, whole or not at all.
+
+        The lock lets two processes append to one journal: neither cuts the other's line in
+        progress as torn, and no two lines interleave. A write that fails (disk full, file too
+        large) is cut back off, so the journal keeps every complete line and stays loadable.
+        """
+        descriptor = self._fd
+        assert descriptor is not None
+        # backslashreplace: a lone surrogate (only ever inside a JSON string) is written as its
+        # JSON escape \udcff, so the line stays UTF-8 and loads back to the same string
+        encoded = line.encode("utf-8", "backslashreplace") if isinstance(line, str) else line
+        data = memoryview(encoded + b"\n")
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        try:
+            size = os.fstat(descriptor).st_size
+            if header and size > 0:
+                return  # appending to an existing journal: it has its header
+            size = _cut_torn_tail(descriptor, size)
+            try:
+                while data:
+                    data = data[os.write(descriptor, data) :]
+                if self._fsync:
+                    os.fsync(descriptor)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(descriptor, size)
+                raise JournalError(
+                    f"cannot write: {exc.strerror}; the steps before this one are kept",
+                    path=self.path,
+                ) from None
+        finally:
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
 
     def write(self, entry: dict[str, Any]) -> None:
         """Append one (already built) journal entry."""
@@ -146,7 +192,7 @@ class Journal:
             self._open()
             self._write_line(line)
         elif isinstance(event, RunStarted):
-            if self.endpoint is None and self._file is None:
+            if self.endpoint is None and self._fd is None:
                 self.endpoint = event.run.endpoint
             self.write({"type": "run_started", "run": redact(_run_head(event.run))})
         elif isinstance(event, RunEnded):
@@ -154,9 +200,9 @@ class Journal:
 
     def close(self) -> None:
         self._closed = True
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def __enter__(self) -> Journal:
         return self
@@ -165,30 +211,27 @@ class Journal:
         self.close()
 
 
-def _drop_torn_tail(path: Path) -> None:
-    """Cut a torn last line (a writer killed mid-line) off a journal before appending to it.
+def _cut_torn_tail(descriptor: int, end: int) -> int:
+    """Cut a torn last line (a writer killed mid-line) off the journal open at ``descriptor``
+    before appending to it; the new size.
 
     Appending after it would glue the next entry onto the fragment and turn a torn last line,
     which loads with a warning, into corruption in the middle, which does not load at all. The
-    fragment is an entry that was never completely written, so nothing complete is lost.
+    fragment is an entry that was never completely written (writers hold the lock for a whole
+    line), so nothing complete is lost.
     """
-    with path.open("rb+") as file:
-        end = file.seek(0, os.SEEK_END)
-        if end == 0:
-            return
-        file.seek(end - 1)
-        if file.read(1) == b"\n":
-            return
-        position = end
-        while position > 0:
-            size = min(65_536, position)
-            position -= size
-            file.seek(position)
-            found = file.read(size).rfind(b"\n")
-            if found >= 0:
-                file.truncate(position + found + 1)
-                return
-        file.truncate(0)
+    if end == 0 or os.pread(descriptor, 1, end - 1) == b"\n":
+        return end
+    position = end
+    while position > 0:
+        size = min(65_536, position)
+        position -= size
+        found = os.pread(descriptor, size, position).rfind(b"\n")
+        if found >= 0:
+            os.ftruncate(descriptor, position + found + 1)
+            return position + found + 1
+    os.ftruncate(descriptor, 0)
+    return 0
 
 
 def _step_dict(step: Step) -> dict[str, Any]:
@@ -209,15 +252,20 @@ def _run_head(run: RunRecord) -> dict[str, Any]:
 
 def load_journal(path: Path) -> Session:
     """Rebuild a Session from a journal: every completed step of every run."""
+    from cfn_debug.filesafe import read_bytes
+
     try:
-        lines = path.read_bytes().split(b"\n")
+        lines = read_bytes(path).split(b"\n")
     except FileNotFoundError:
         raise JournalError("no such journal", path=path) from None
     except OSError as exc:
         raise JournalError(f"cannot read: {exc.strerror}", path=path) from None
     session = Session(path=path)
     runs: dict[str, RunRecord] = {}
-    last_number = max((i for i, line in enumerate(lines, 1) if line.strip()), default=0)
+    numbers = [i for i, line in enumerate(lines, 1) if line.strip()]
+    if not numbers:
+        raise JournalError("the file is empty; expected a journal or a transcript", path=path)
+    first_number, last_number = numbers[0], numbers[-1]
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -225,8 +273,14 @@ def load_journal(path: Path) -> Session:
             entry = json.loads(raw)
             if not isinstance(entry, dict):
                 raise ValueError("not an object")
+        except RecursionError:
+            raise JournalError(
+                "expected a journal entry nested at most a few hundred levels deep",
+                path=path,
+                field=f"line {number}",
+            ) from None
         except ValueError as exc:
-            if number == last_number:
+            if number == last_number and (number > first_number or raw.startswith(b'{"type":')):
                 session.problems.append(
                     f"{path}: line {number}: torn last line ignored (the session was interrupted "
                     "while writing it)"
@@ -235,9 +289,16 @@ def load_journal(path: Path) -> Session:
             raise JournalError(
                 f"expected a JSON object: {exc}", path=path, field=f"line {number}"
             ) from None
+        if number == first_number and not isinstance(entry.get("type"), str):
+            raise JournalError(
+                "expected a cfn-debug session journal (JSON lines, the first one "
+                '{"type": "session", ...}) or a JSON transcript',
+                path=path,
+                field=f"line {number}",
+            )
         try:
             _apply(entry, session, runs)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise JournalError(
                 f"unexpected {entry.get('type', 'entry')!r} entry ({type(exc).__name__}: {exc})",
                 path=path,

@@ -17,12 +17,17 @@ def ui_command(args: argparse.Namespace) -> int:
 
 def open_command(args: argparse.Namespace) -> int:
     """Reopen a JSON transcript or a session journal: no endpoint starts, nothing runs."""
+    from cfn_debug.export.json import load_session
+
     path = Path(args.transcript)
-    if not path.is_file():
+    if not path.exists():
         raise JournalError(
             "no such file (expected a JSON transcript or a .jsonl session journal)",
             path=path,
         )
+    # A file that is no transcript (or a FIFO, or garbage) is one line and exit 2 here, before any
+    # screen is drawn; the dashboard loads it again (a valid session only).
+    load_session(path)
     return _run(AppConfig(transcript=path))
 
 

@@ -13,6 +13,7 @@ from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError
 from cfn_debug.events import read_json
 from cfn_debug.project import is_project_dir
+from cfn_debug.textsafe import printable
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 
@@ -71,7 +72,8 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     err = sys.stderr if out is None else out
 
     def emit(line: str) -> None:
-        stream.write(line + "\n")
+        # a handler's log line may carry escape sequences: shown as \x1b, never sent raw
+        stream.write(printable(line) + "\n")
         stream.flush()
 
     project = project_to_serve(getattr(args, "project_dir", None))

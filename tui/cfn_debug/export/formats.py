@@ -42,6 +42,16 @@ def export_session(
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(FORMATS)}")
     runs, meta = runs_and_meta(session)
+    _escape_surrogates(out)
     with collector_paused():
         masker = Masker(write_only, reveal_write_only=reveal_write_only, runs=runs)
         FORMATS[fmt][0](runs, redact(meta), out, masker)
+
+
+def _escape_surrogates(out: TextIO) -> None:
+    """Make ``out`` write a lone surrogate (a handler's answer can hold one; ``os.fsdecode`` makes
+    them of non-UTF-8 file names) as its escape ``\\udcff`` instead of failing mid-export. Writers
+    only put text in strings, where that escape is JSON's own: the transcript loads back equal."""
+    reconfigure = getattr(out, "reconfigure", None)
+    if callable(reconfigure):
+        reconfigure(errors="backslashreplace")

@@ -14,6 +14,7 @@ memory as one string.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,6 +24,8 @@ from cfn_debug.export.collector import collector_paused
 from cfn_debug.export.masking import Masker
 from cfn_debug.export.source import session_from
 from cfn_debug.export.validation import check_run
+from cfn_debug.filesafe import read_text
+from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 from cfn_debug.records import RunRecord
 from cfn_debug.session import Session, load_journal
 
@@ -45,14 +48,26 @@ def write_json(
 ) -> None:
     """Write the transcript of ``runs`` (masked by ``masker``) to ``out``."""
     out.write(f'{{"format": "{FORMAT}", "version": {VERSION}, "meta": ')
-    out.write(json.dumps(dict(meta), ensure_ascii=False, default=str))
+    out.write(terminal_safe_json(json.dumps(dict(meta), ensure_ascii=False, default=str)))
     out.write(', "masking": ')
     out.write(json.dumps(masking_note(masker)))
     out.write(', "runs": [')
     for i, run in enumerate(runs):
         out.write(",\n" if i else "\n")
-        out.write(masker.run_json(run))
+        out.write(terminal_safe_json(masker.run_json(run)))
     out.write("\n]}\n")
+
+
+# DEL and the C1 controls: JSON lets them stand raw in a string, and a terminal that shows the
+# transcript (`cat`, `less -R`) may act on them (U+009B is CSI).
+_RAW_CONTROLS = re.compile("[\x7f-\x9f]")
+
+
+def terminal_safe_json(text: str) -> str:
+    """JSON text with DEL and C1 controls written as ``\\u`` escapes: the same JSON value."""
+    if _RAW_CONTROLS.search(text) is None:
+        return text
+    return _RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def is_transcript(data: Any) -> bool:
@@ -92,14 +107,13 @@ def load_transcript(path: str | Path) -> Session:
     """Load a JSON transcript written by :func:`write_json` as the Session it was written from."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as error:
         raise JournalError(f"cannot read the transcript: {error.strerror}", path=path) from None
     except UnicodeDecodeError:
         raise JournalError("expected UTF-8 text", path=path) from None
     try:
-        with collector_paused():
-            data = json.loads(text)
+        data = _parse(text, path)
     except json.JSONDecodeError as error:
         raise JournalError(
             f"expected JSON: {error.msg} at line {error.lineno} column {error.colno}",
@@ -108,13 +122,37 @@ def load_transcript(path: str | Path) -> Session:
     return transcript_from_data(data, path)
 
 
+def _parse(text: str, path: Path) -> Any:
+    """``json.loads(text)``; nesting too deep or an integer too long is a JournalError (a
+    JSONDecodeError is left to the caller, which may try the text as a journal)."""
+    try:
+        with collector_paused():
+            return json.loads(text)
+    except RecursionError:
+        raise JournalError(
+            "expected JSON nested at most a few hundred levels deep: this file nests deeper "
+            "than cfn-debug ever writes",
+            path=path,
+        ) from None
+    except ValueError as error:
+        if not is_digit_limit(error):
+            raise
+        raise JournalError(TOO_MANY_DIGITS, path=path) from None
+
+
+def _looks_like_transcript(text: str) -> bool:
+    """Whether ``text`` starts as :func:`write_json` starts a transcript (a journal's first line
+    is a ``{"type": "session", ...}`` entry instead)."""
+    return text.lstrip()[:200].replace(" ", "").startswith(f'{{"format":"{FORMAT}"')
+
+
 def load_session(path: Path) -> Session:
     """A saved session: a JSON transcript (by its format marker), or else a JSONL journal.
 
     What `cfn-debug export` and `cfn-debug open` take as input.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise JournalError("no such file; expected a journal or transcript", path=path) from None
     except OSError as error:
@@ -124,9 +162,14 @@ def load_session(path: Path) -> Session:
             "expected UTF-8 text (a journal or a JSON transcript)", path=path
         ) from None
     try:
-        with collector_paused():
-            data = json.loads(text)
-    except json.JSONDecodeError:
+        data = _parse(text, path)
+    except json.JSONDecodeError as error:
+        if _looks_like_transcript(text):
+            raise JournalError(
+                f"a truncated or damaged transcript: {error.msg} at line {error.lineno} "
+                f"column {error.colno} (expected the whole JSON document)",
+                path=path,
+            ) from None
         data = None  # several JSON lines: a journal
     if is_transcript(data) or (isinstance(data, dict) and "format" in data and "runs" in data):
         return transcript_from_data(data, path)

@@ -13,6 +13,7 @@ import re
 import sys
 from typing import Any
 
+from cfn_debug.jsondigits import MAX_DIGITS, is_digit_limit
 from cfn_debug.records import InvokeResult, OutcomeKind
 
 #: Lambda's limit on a synchronous invocation's response.
@@ -96,8 +97,17 @@ def classify(
             body_excerpt=excerpt(body),
             **base,
         )
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError) as error:
         text = body.decode("utf-8", errors="replace")
+        if is_digit_limit(error):
+            return InvokeResult(
+                OutcomeKind.NOT_JSON,
+                error_message=f"the function's answer holds an integer of more than "
+                f"{MAX_DIGITS:,} digits, which cfn-debug does not read (Python refuses it; "
+                "no resource property needs it)",
+                body_excerpt=excerpt(text),
+                **base,
+            )
         if _is_timeout_text(text):
             return InvokeResult(
                 OutcomeKind.TIMEOUT,

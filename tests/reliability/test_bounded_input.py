@@ -1,0 +1,182 @@
+"""Bounded work on hostile files: integers longer than Python's 4,300-digit limit in every file
+cfn-debug reads and in a handler's answer; FIFOs, devices and links to them named as inputs;
+hostile transcripts (deep, truncated, garbage, not a transcript) given to `open` and `export`.
+What must hold: a one-line error naming the file (exit 2) or a typed outcome, never a ValueError,
+a traceback or a hang."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cfn_debug.endpoint.command import load_env_vars
+from cfn_debug.errors import CfnDebugError
+from cfn_debug.events import load_event
+from cfn_debug.export.json import load_session
+from cfn_debug.invoke.local import LocalInvoker
+from cfn_debug.project import read_settings
+from cfn_debug.records import EndReason, OutcomeKind
+from cfn_debug.schema import load_schema
+from cfn_debug.session import Journal, load_journal
+from invoke.lambda_stub import LambdaStub, Reply
+from reliability.support import REPO, child_env, event_spec, run_events, sam_event
+
+pytestmark = pytest.mark.timeout(120)
+
+HUGE = "9" * 5000  # past sys.get_int_max_str_digits() (4,300)
+
+
+def cfn_debug(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", *args],
+        capture_output=True,
+        text=True,
+        env=child_env(XDG_STATE_HOME=str(cwd / "state")),
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def one_line_naming(proc: subprocess.CompletedProcess[str], path: Path) -> str:
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0], proc.stderr
+    return lines[0]
+
+
+# --- integers over the digit limit ---------------------------------------------------------
+
+
+def _with_huge_int(text: str) -> str:
+    return text.replace('"HUGE"', HUGE)
+
+
+def test_a_huge_integer_in_an_event_is_a_one_line_error_naming_the_file(tmp_path: Path) -> None:
+    event = tmp_path / "huge.json"
+    event.write_text(_with_huge_int(json.dumps(sam_event("h", N="HUGE"))), encoding="utf-8")
+    with pytest.raises(CfnDebugError, match="4,300 digits") as caught:
+        load_event(event)
+    assert caught.value.path == str(event)
+    line = one_line_naming(cfn_debug("run", str(event), "--no-journal", cwd=tmp_path), event)
+    assert "digits" in line
+
+
+def test_a_huge_integer_in_a_schema_rpdk_config_or_env_vars_is_a_typed_error(
+    tmp_path: Path,
+) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"typeName": "A::B::C", "maxLength": "HUGE"}'.replace('"HUGE"', HUGE))
+    with pytest.raises(CfnDebugError, match="digits") as caught:
+        load_schema(schema)
+    assert caught.value.path == str(schema)
+    (tmp_path / ".rpdk-config").write_text(f'{{"typeName": "A::B::C", "n": {HUGE}}}')
+    with pytest.raises(CfnDebugError, match="digits") as caught:
+        read_settings(tmp_path)
+    assert caught.value.path == str(tmp_path / ".rpdk-config")
+    env_vars = tmp_path / "env.json"
+    env_vars.write_text(f'{{"Parameters": {{"N": {HUGE}}}}}')
+    with pytest.raises(CfnDebugError, match="digits"):
+        load_env_vars(str(env_vars))
+    proc = cfn_debug("serve", "--env-vars", str(env_vars), "--port", "1", cwd=tmp_path)
+    one_line_naming(proc, env_vars)
+    config = tmp_path / "config.json"
+    config.write_text(f'{{"Fault": {HUGE}}}')
+    proc = cfn_debug("scenario", "--type-configuration", str(config), "--list", cwd=tmp_path)
+    assert "Traceback" not in proc.stderr and proc.returncode in (0, 2)
+
+
+def test_a_huge_integer_in_a_transcript_or_journal_is_a_one_line_error(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.json"
+    transcript.write_text(f'{{"format": "cfn-debug-transcript", "version": 1, "n": {HUGE}}}')
+    journal = tmp_path / "j.jsonl"
+    journal.write_text(f'{{"type": "session", "n": {HUGE}}}\n{{"type": "session"}}\n')
+    for path in (transcript, journal):
+        with pytest.raises(CfnDebugError):
+            load_session(path)
+        one_line_naming(cfn_debug("export", str(path), cwd=tmp_path), path)
+
+
+async def test_a_huge_integer_in_a_handler_answer_is_a_typed_outcome(tmp_path: Path) -> None:
+    """The answer is refused as NOT_JSON with a finding that says why; the journal keeps it."""
+    body = b'{"status": "SUCCESS", "resourceModel": {"N": ' + HUGE.encode() + b"}}"
+    with LambdaStub() as stub:
+        stub.functions["Fn"] = lambda _event: Reply(body)
+        invoker = LocalInvoker(stub.url)
+        journal = Journal(tmp_path / "j.jsonl")
+        run, _ = await run_events(invoker, event_spec("x"), "Fn", on_event=journal.record)
+        journal.close()
+        await invoker.aclose()
+    result = run.steps[0].result
+    assert run.end_reason is EndReason.TERMINAL
+    assert result.kind is OutcomeKind.NOT_JSON and "4,300 digits" in (result.error_message or "")
+    assert load_journal(tmp_path / "j.jsonl").runs[0].steps[0].result.kind is OutcomeKind.NOT_JSON
+
+
+# --- FIFOs, devices, links -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "link-to-fifo", "link-to-device"])
+def test_an_input_that_is_a_fifo_or_device_is_refused_without_reading(
+    kind: str, tmp_path: Path
+) -> None:
+    """Nobody writes to the FIFO, /dev/zero never ends: each is refused at once (a read would
+    hang the test until its timeout), for `run`, `--schema`, `export` and `open`."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    target = {"fifo": fifo, "device": Path("/dev/zero")}[kind.removeprefix("link-to-")]
+    path = tmp_path / "event.json"
+    if kind.startswith("link"):
+        path.symlink_to(target)
+    else:
+        path = target
+    with pytest.raises(CfnDebugError, match="expected a regular file"):
+        load_event(path)
+    with pytest.raises(CfnDebugError, match="expected a regular file"):
+        load_schema(path)
+    for args in (["run", str(path), "--no-journal"], ["export", str(path)], ["open", str(path)]):
+        line = one_line_naming(cfn_debug(*args, cwd=tmp_path), path)
+        assert "expected a regular file" in line
+
+
+# --- hostile transcripts -------------------------------------------------------------------
+
+
+def _hostile_transcripts(root: Path) -> dict[str, Path]:
+    good_head = '{"format": "cfn-debug-transcript", "version": 1, "meta": {}, "runs": ['
+    files = {
+        "deep-json": "[" * 100_000 + "]" * 100_000,
+        "deep-journal-line": '{"type": "session"}\n' + "[" * 100_000 + "]" * 100_000 + "\n",
+        "truncated-transcript": good_head + '{"run_id": "r", "event_na',
+        "garbage-text": "hello, this is no transcript\n",
+        "json-but-not-a-transcript": '{"hello": "world"}',
+        "array": "[1, 2, 3]",
+        "empty": "",
+        "runs-of-the-wrong-shape": good_head + '"not a run", 7]}',
+        "journal-entry-of-the-wrong-shape": '{"type": "session"}\n{"type": "step", "run_id": []}\n'
+        '{"type": "run_started", "run": []}\n',
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = root / f"{name}.json"
+        paths[name].write_text(text, encoding="utf-8")
+    paths["binary"] = root / "binary.json"
+    paths["binary"].write_bytes(b"\x00\xff\xfe garbage \x1b[2J")
+    return paths
+
+
+def test_hostile_transcripts_are_one_line_errors_for_export_and_open(tmp_path: Path) -> None:
+    """`export` and `open` of each: exit 2, one line naming the file, no traceback (`open` says
+    so before drawing anything, so it needs no terminal)."""
+    for name, path in _hostile_transcripts(tmp_path).items():
+        for command in ("export", "open"):
+            proc = cfn_debug(command, str(path), cwd=tmp_path)
+            try:
+                one_line_naming(proc, path)
+            except AssertionError as failed:
+                raise AssertionError(f"{command} {name}: {failed}") from None
