@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
+from cfn_debug.aws_calls import AwsCall
+
 
 class Action(str, Enum):
     CREATE = "CREATE"
@@ -60,6 +62,11 @@ class InvokeResult:
     stack_trace: list[str] = field(default_factory=list)
     request_id: str | None = None
     logs: list[str] = field(default_factory=list)  # the handler's own lines for this invocation
+    # the AWS calls the handler made, as the endpoint reported them; build_step moves them to
+    # Step.aws_calls (the durable place: they are not part of the result's JSON)
+    aws_calls: list[AwsCall] = field(
+        default_factory=list, compare=False, metadata={"transient": True}
+    )
 
     @property
     def status(self) -> str | None:
@@ -71,11 +78,13 @@ class InvokeResult:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["kind"] = self.kind.value
+        del data["aws_calls"]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> InvokeResult:
-        return cls(**{**data, "kind": OutcomeKind(data["kind"])})
+        fields = {key: value for key, value in data.items() if key != "aws_calls"}
+        return cls(**{**fields, "kind": OutcomeKind(data["kind"])})
 
 
 @dataclass(frozen=True)
@@ -135,6 +144,7 @@ class Step:
     findings: list[Finding] = field(default_factory=list)
     diff_request: list[Change] = field(default_factory=list)  # request model vs returned model
     diff_previous: list[Change] = field(default_factory=list)  # previous step's model vs this
+    aws_calls: list[AwsCall] = field(default_factory=list)  # the handler's AWS API calls, in order
 
     @property
     def duration_s(self) -> float:
@@ -153,6 +163,7 @@ class Step:
             "findings": [f.to_dict() for f in self.findings],
             "diff_request": [c.to_dict() for c in self.diff_request],
             "diff_previous": [c.to_dict() for c in self.diff_previous],
+            "aws_calls": [c.to_dict() for c in self.aws_calls],
         }
 
     @classmethod
@@ -169,6 +180,7 @@ class Step:
             findings=[Finding.from_dict(f) for f in data.get("findings", [])],
             diff_request=[Change.from_dict(c) for c in data.get("diff_request", [])],
             diff_previous=[Change.from_dict(c) for c in data.get("diff_previous", [])],
+            aws_calls=[AwsCall.from_dict(c) for c in data.get("aws_calls") or []],
         )
 
 

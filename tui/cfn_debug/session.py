@@ -239,6 +239,8 @@ def _step_dict(step: Step) -> dict[str, Any]:
     result = step.result
     data = {**step.__dict__, "action": step.action.value}
     data["result"] = {**result.__dict__, "kind": result.kind.value}
+    del data["result"]["aws_calls"]  # durable on the step (Step.aws_calls), not the result
+    data["aws_calls"] = [c.to_dict() for c in step.aws_calls]
     data["findings"] = [f.to_dict() for f in step.findings]
     data["diff_request"] = [c.to_dict() for c in step.diff_request]
     data["diff_previous"] = [c.to_dict() for c in step.diff_previous]

@@ -183,7 +183,8 @@ def record_dict(value: Any) -> Any:
             return [record_dict(item) for item in value]
         return value
     if is_dataclass(value) and not isinstance(value, type):
-        _FIELD_NAMES[kind] = tuple(f.name for f in fields(value))
+        # a "transient" field (InvokeResult.aws_calls) is not part of the record's JSON
+        _FIELD_NAMES[kind] = tuple(f.name for f in fields(value) if not f.metadata.get("transient"))
         return record_dict(value)
     return value
 

@@ -81,6 +81,7 @@ _STEP: _Spec = {
     "findings": (False, "a list of findings", _is_list),
     "diff_request": (False, "a list of changes", _is_list),
     "diff_previous": (False, "a list of changes", _is_list),
+    "aws_calls": (False, "a list of AWS calls", _is_list),
 }
 _RESULT: _Spec = {
     "kind": (True, *_one_of(OutcomeKind)),
@@ -107,6 +108,16 @@ _CHANGE: _Spec = {
     "before": (False, "any JSON value", _anything),
     "after": (False, "any JSON value", _anything),
     "note": (False, "a string", _is_str),
+}
+_AWS_CALL: _Spec = {
+    "service": (True, "a string", _is_str),
+    "operation": (True, "a string", _is_str),
+    "params": (False, "an object", lambda v: isinstance(v, dict)),
+    "http_status": (False, "an integer or null", _is_opt_int),
+    "error_code": (False, "a string or null", _is_opt_str),
+    "error_message": (False, "a string or null", _is_opt_str),
+    "duration_ms": (False, "a number of milliseconds", _is_number),
+    "raised": (False, "true or false", lambda v: isinstance(v, bool)),
 }
 
 
@@ -152,3 +163,5 @@ def check_run(data: Any, path: Path, where: str) -> None:
         for name in ("diff_request", "diff_previous"):
             for j, change in enumerate(step.get(name, [])):
                 _check(change, _CHANGE, path, f"{at}.{name}[{j}]", "a model change")
+        for j, call in enumerate(step.get("aws_calls", [])):
+            _check(call, _AWS_CALL, path, f"{at}.aws_calls[{j}]", "an AWS call")

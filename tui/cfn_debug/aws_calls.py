@@ -1,0 +1,125 @@
+"""The AWS API calls a handler made during one invocation, as the engine keeps them.
+
+The worker records every call through botocore's event hooks (endpoint/aws_recorder.py) and the
+endpoint hands them back with the invocation's logs; each becomes an :class:`AwsCall` on
+``Step.aws_calls``. ``raised`` marks the call whose error is the exception the handler's
+traceback (or crash) ends with: the AWS error that made the step fail.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AwsCall:
+    """One AWS API call: what was asked (top-level parameters, secrets masked) and the answer."""
+
+    service: str  # botocore's service name: "dynamodb", "s3", "sqs"
+    operation: str  # the API operation: "PutItem"
+    params: dict[str, Any] = field(default_factory=dict)  # top-level request parameters, masked
+    http_status: int | None = None  # None: no HTTP answer (connection refused, timeout)
+    error_code: str | None = None  # "ResourceNotFoundException", or the exception's type name
+    error_message: str | None = None
+    duration_ms: float = 0.0  # from the request's first byte to the parsed answer, retries in
+    raised: bool = False  # the call whose error the handler's traceback ends with
+
+    @property
+    def failed(self) -> bool:
+        return (
+            self.error_code is not None
+            or (self.http_status or 0) >= 300
+            or (self.http_status is None and self.error_message is not None)
+        )
+
+    @property
+    def name(self) -> str:
+        """``dynamodb PutItem``."""
+        return f"{self.service} {self.operation}"
+
+    def describe(self) -> str:
+        """``dynamodb PutItem failed: ResourceNotFoundException: Requested resource not found``
+        for a failed call, ``dynamodb PutItem (200)`` otherwise."""
+        if not self.failed:
+            return f"{self.name} ({self.http_status})" if self.http_status else self.name
+        why = ": ".join(part for part in (self.error_code, self.error_message) if part)
+        if not why:
+            why = f"HTTP {self.http_status}" if self.http_status else "no answer"
+        return f"{self.name} failed: {why}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AwsCall:
+        known = {name: data[name] for name in _FIELDS if name in data}
+        params = known.get("params")
+        known["params"] = params if isinstance(params, dict) else {}
+        return cls(**known)
+
+
+_FIELDS = (
+    "service",
+    "operation",
+    "params",
+    "http_status",
+    "error_code",
+    "error_message",
+    "duration_ms",
+    "raised",
+)
+
+#: botocore's ClientError text: "An error occurred (CODE) when calling the OPERATION operation".
+_CLIENT_ERROR = re.compile(
+    r"An error occurred \((?P<code>[^)]*)\) when calling the (?P<operation>\w+) operation"
+)
+
+
+def calls_from_dicts(items: Iterable[Any]) -> list[AwsCall]:
+    """The calls of a worker's records (or a journal's), skipping anything that is not one."""
+    calls: list[AwsCall] = []
+    for item in items:
+        if isinstance(item, dict) and "service" in item and "operation" in item:
+            try:
+                calls.append(AwsCall.from_dict(item))
+            except TypeError:
+                continue
+    return calls
+
+
+def mark_raised(calls: Sequence[AwsCall], error_text: str | None) -> list[AwsCall]:
+    """``calls`` with ``raised`` set on the failed call ``error_text`` (the exception line of the
+    traceback, or a crash's errorType and errorMessage) names.
+
+    botocore's ClientError names the error code and the operation; the last failed call that
+    matches both is the one that raised. Other errors (a connection failure) name neither: the
+    last failed call is marked when it failed without an HTTP answer and ``error_text`` names
+    its error type. Nothing is marked when nothing matches: a wrong mark is worse than none.
+    """
+    if not calls or not error_text or any(call.raised for call in calls):
+        return list(calls)
+    chosen: int | None = None
+    match = _CLIENT_ERROR.search(error_text)
+    for index in range(len(calls) - 1, -1, -1):
+        call = calls[index]
+        if not call.failed:
+            continue
+        if match is not None:
+            if call.operation == match["operation"] and call.error_code == match["code"]:
+                chosen = index
+                break
+        elif call.http_status is None and call.error_code and call.error_code in error_text:
+            chosen = index
+            break
+    if chosen is None:
+        return list(calls)
+    marked = list(calls)
+    marked[chosen] = replace(marked[chosen], raised=True)
+    return marked
+
+
+def raised_call(calls: Sequence[AwsCall]) -> AwsCall | None:
+    return next((call for call in calls if call.raised), None)
