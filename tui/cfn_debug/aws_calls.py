@@ -123,3 +123,56 @@ def mark_raised(calls: Sequence[AwsCall], error_text: str | None) -> list[AwsCal
 
 def raised_call(calls: Sequence[AwsCall]) -> AwsCall | None:
     return next((call for call in calls if call.raised), None)
+
+
+def redact_call_dicts(calls: Iterable[dict[str, Any]], values: Sequence[str] = ()) -> list[Any]:
+    """Call records with credentials redacted: by key and pattern (redact.redact) and by value
+    (the credentials the request carried, wherever a parameter or message quotes them)."""
+    from cfn_debug.redact import redact, redact_text
+
+    def by_value(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact_text(value, values)
+        if isinstance(value, dict):
+            return {key: by_value(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [by_value(item) for item in value]
+        return value
+
+    cleaned = [redact(call) for call in calls]
+    return [by_value(call) for call in cleaned] if values else cleaned
+
+
+def step_calls(
+    calls: Sequence[AwsCall],
+    *,
+    logs: Sequence[str],
+    crash: str | None,
+    values: Sequence[str] = (),
+) -> list[AwsCall]:
+    """A step's calls: credentials redacted (``values``: the request's own credentials) and the
+    one that raised marked, from the crash's ``ErrorType: message`` or else the exception line
+    of the last traceback in ``logs``."""
+    if not calls:
+        return []
+    cleaned = calls_from_dicts(redact_call_dicts((call.to_dict() for call in calls), values))
+    error_text = crash
+    if not error_text:
+        from cfn_debug.contract.tracebacks import last_traceback
+
+        found = last_traceback(logs)
+        error_text = found.exception if found is not None else None
+    return mark_raised(cleaned, error_text)
+
+
+def failed_call_note(calls: Sequence[AwsCall]) -> str | None:
+    """What a finding about a crash, a handler exception or a FAILED step adds about the AWS
+    calls: the call that raised (``the AWS call that raised: dynamodb PutItem failed:
+    ResourceNotFoundException: Requested resource not found``), else the last call when it
+    failed; None when neither."""
+    call = raised_call(calls)
+    if call is not None:
+        return f"the AWS call that raised: {call.describe()}"
+    if calls and calls[-1].failed:
+        return f"the last AWS call failed: {calls[-1].describe()}"
+    return None

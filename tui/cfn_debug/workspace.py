@@ -211,7 +211,9 @@ def _connect(
         embedded = EmbeddedEndpoint(project.root, env_vars=env_vars)
         embedded.start()
         try:
-            invoker = LocalInvoker(embedded.url, logs=embedded.logs_for)
+            invoker = LocalInvoker(
+                embedded.url, logs=embedded.logs_for, aws_calls=embedded.aws_calls_for
+            )
         except BaseException:
             embedded.stop()
             raise

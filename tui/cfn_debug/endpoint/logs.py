@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict, deque
+from typing import Any, Generic, TypeVar
+
+from cfn_debug.endpoint.aws_recorder import RECORD_MARK, parse_record
 
 #: What one invocation keeps from its start: a handler printing 100 MB must not fill memory.
 HEAD_LINES = 5_000
@@ -12,14 +15,29 @@ HEAD_BYTES = 1_000_000
 TAIL_LINES = 200
 #: How many invocations' logs the endpoint remembers for logs_for().
 KEEP_INVOCATIONS = 1_000
+#: How many AWS calls one invocation keeps (the first ones; the rest are counted).
+MAX_AWS_CALLS = 1_000
+
+_T = TypeVar("_T")
 
 
 class LogBuffer:
     """The lines of one invocation: the first HEAD_LINES/HEAD_BYTES, a marker, the last lines."""
 
-    __slots__ = ("_full", "_head", "_head_bytes", "_tail", "dropped_bytes", "dropped_lines")
+    __slots__ = (
+        "_full",
+        "_head",
+        "_head_bytes",
+        "_tail",
+        "aws_calls",
+        "dropped_aws_calls",
+        "dropped_bytes",
+        "dropped_lines",
+    )
 
     def __init__(self) -> None:
+        self.aws_calls: list[dict[str, Any]] = []  # the worker's AWS call records, in order
+        self.dropped_aws_calls = 0
         self._head: list[str] = []
         self._head_bytes = 0
         self._tail: deque[str] = deque(maxlen=TAIL_LINES)
@@ -45,6 +63,17 @@ class LogBuffer:
     def add_raw(self, chunk: bytes) -> None:
         """One chunk read from the worker's pipe (a line, or a piece of a very long one)."""
         text = chunk.decode("utf-8", errors="replace").rstrip("\n")
+        at = text.find(RECORD_MARK) if "\x1e" in text else -1
+        if at >= 0:  # an AWS call record (aws_recorder), maybe after an unfinished log line
+            record = parse_record(text[at:])
+            if record is not None:
+                if len(self.aws_calls) < MAX_AWS_CALLS:
+                    self.aws_calls.append(record)
+                else:
+                    self.dropped_aws_calls += 1
+                if not at:
+                    return
+                text = text[:at]
         # awslambdaric writes a multi-line error record as one line joined with "\r".
         for line in text.split("\r"):
             self.add(line)
@@ -58,21 +87,21 @@ class LogBuffer:
         return [*self._head, marker, *self._tail]
 
 
-class LogStore:
-    """request id -> that invocation's lines, for the last KEEP_INVOCATIONS invocations."""
+class LogStore(Generic[_T]):
+    """request id -> that invocation's lines (or AWS calls), for the last KEEP_INVOCATIONS."""
 
     def __init__(self, keep: int = KEEP_INVOCATIONS) -> None:
         self._keep = keep
-        self._lines: OrderedDict[str, list[str]] = OrderedDict()
+        self._lines: OrderedDict[str, list[_T]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put(self, request_id: str, lines: list[str]) -> None:
+    def put(self, request_id: str, lines: list[_T]) -> None:
         with self._lock:
             self._lines[request_id] = lines
             self._lines.move_to_end(request_id)
             while len(self._lines) > self._keep:
                 self._lines.popitem(last=False)
 
-    def get(self, request_id: str) -> list[str]:
+    def get(self, request_id: str) -> list[_T]:
         with self._lock:
             return list(self._lines.get(request_id, ()))

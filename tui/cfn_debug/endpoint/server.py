@@ -24,8 +24,10 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from urllib.parse import unquote
 
+from cfn_debug.aws_calls import calls_from_dicts, redact_call_dicts
 from cfn_debug.endpoint.logs import LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
@@ -34,6 +36,10 @@ from cfn_debug.errors import EndpointError
 from cfn_debug.redact import credential_values, redact_lines
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
+#: cfn-debug's own route: one invocation's logs and AWS calls, by request id (`serve` clients).
+DETAILS_PATH = "/_cfn_debug/invocations/"
+#: The header an invocation's answer names that route in; other endpoints do not send it.
+DETAILS_HEADER = "X-Cfn-Debug-Details"
 TAIL_BYTES = 4096
 
 
@@ -149,6 +155,15 @@ class _InvokeHandler(BaseHTTPRequestHandler):
         self._send(status, payload, request_id, headers)
 
     def do_GET(self) -> None:
+        if self.path.startswith(DETAILS_PATH):
+            request_id = unquote(self.path[len(DETAILS_PATH) :])
+            endpoint = self.server.endpoint
+            details = {
+                "logs": endpoint.logs_for(request_id),
+                "aws_calls": endpoint.aws_calls_for(request_id),
+            }
+            self._send(200, json.dumps(details).encode(), request_id)
+            return
         self._service_error(
             405, "LocalServiceException", "LocalService", "MethodNotAllowedException", "-"
         )
@@ -192,7 +207,8 @@ class EmbeddedEndpoint:
         self.on_log = on_log
         self.url = ""
         self._pools: dict[str, FunctionPool] = {}
-        self._logs = LogStore()
+        self._logs: LogStore[str] = LogStore()
+        self._aws_calls: LogStore[dict[str, Any]] = LogStore()
         self._server: _InvokeServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -264,6 +280,10 @@ class EmbeddedEndpoint:
         """The handler's lines of that invocation (one of the last 1,000), else []."""
         return self._logs.get(request_id)
 
+    def aws_calls_for(self, request_id: str) -> list[dict[str, Any]]:
+        """The AWS calls the handler made in that invocation (see aws_recorder), else []."""
+        return self._aws_calls.get(request_id)
+
     def pool(self, name: str) -> FunctionPool | None:
         return self._pools.get(name)
 
@@ -303,6 +323,9 @@ class EmbeddedEndpoint:
             payload = self._error_payload(invocation)
         lines = redact_lines(invocation.logs.lines(), secrets)
         self._logs.put(request_id, lines)
+        calls = redact_call_dicts(invocation.logs.aws_calls, secrets)
+        self._aws_calls.put(request_id, calls)
+        headers[DETAILS_HEADER] = DETAILS_PATH + request_id
         report = self._report_lines(invocation, worker, started)
         if tail:
             text = "\n".join([report[0], *lines, *report[1:]]) + "\n"
@@ -313,6 +336,8 @@ class EmbeddedEndpoint:
                 self.on_log(report[0])
                 for line in lines:
                     self.on_log(line)
+                for call in calls_from_dicts(calls):
+                    self.on_log(f"[aws] {call.describe()} {call.duration_ms:.1f} ms")
                 for line in report[1:]:
                     self.on_log(line)
         return 200, payload, headers
