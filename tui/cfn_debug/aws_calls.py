@@ -176,3 +176,38 @@ def failed_call_note(calls: Sequence[AwsCall]) -> str | None:
     if calls and calls[-1].failed:
         return f"the last AWS call failed: {calls[-1].describe()}"
     return None
+
+
+# --- the text every consumer shows (console, Markdown, HTML, JUnit) ----------------------------
+
+RAISED_MARK = "◀ raised"
+
+
+def status_text(call: AwsCall) -> str:
+    """``200``, ``400``, or ``no answer`` (the call got no HTTP response)."""
+    return str(call.http_status) if call.http_status is not None else "no answer"
+
+
+def error_text(call: AwsCall) -> str:
+    """``ResourceNotFoundException: Requested resource not found``, or "" for a call that worked."""
+    return ": ".join(part for part in (call.error_code, call.error_message) if part)
+
+
+def params_text(call: AwsCall, limit: int = 300) -> str:
+    """The parameters as compact JSON, cut at ``limit`` characters."""
+    import json
+
+    text = json.dumps(call.params, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def call_line(call: AwsCall, *, params: bool = False) -> str:
+    """One line: ``dynamodb PutItem  400  3.2 ms  ResourceNotFoundException: ...  ◀ raised``."""
+    parts = [call.name, status_text(call), f"{call.duration_ms:.1f} ms"]
+    if call.failed and error_text(call):
+        parts.append(error_text(call))
+    if call.raised:
+        parts.append(RAISED_MARK)
+    if params and call.params:
+        parts.append(params_text(call))
+    return "  ".join(parts)
