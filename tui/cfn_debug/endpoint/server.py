@@ -34,6 +34,7 @@ from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker, write_response
 from cfn_debug.errors import EndpointError
 from cfn_debug.redact import credential_values, redact_lines
+from cfn_debug.textsafe import printable
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 #: cfn-debug's own route: one invocation's logs and AWS calls, by request id (`serve` clients).
@@ -337,7 +338,7 @@ class EmbeddedEndpoint:
                 for line in lines:
                     self.on_log(line)
                 for call in calls_from_dicts(calls):
-                    self.on_log(f"[aws] {call.describe()} {call.duration_ms:.1f} ms")
+                    self.on_log(printable(f"[aws] {call.describe()} {call.duration_ms:.1f} ms"))
                 for line in report[1:]:
                     self.on_log(line)
         return 200, payload, headers
