@@ -18,7 +18,11 @@ QUEUE = "record-queue"
 
 @pytest.fixture(scope="session")
 def moto_url() -> Iterator[str]:
+    import logging
+
     from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's per-request access log
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
