@@ -107,3 +107,20 @@ def test_a_handler_without_aws_calls_has_none(workspace: Workspace, tmp_path: Pa
     assert call.name == "dynamodb GetItem" and not call.failed and not call.raised
     # a handled FAILED NotFound (with its message) is no finding, and names no AWS call
     assert not [f for f in step.findings if "AWS call" in f.message]
+
+
+def test_a_call_made_while_the_handler_module_is_imported_is_kept(moto_url: str) -> None:
+    from cfn_debug.endpoint import EmbeddedEndpoint
+
+    with EmbeddedEndpoint(PROJECT, env_vars=env_vars(moto_url)) as endpoint:
+        pool = endpoint.pool("ImportCall")
+        assert pool is not None
+        status, body, _ = endpoint.invoke(pool, "req-import", b"{}")
+        assert status == 200 and b"NoCredentialsError" in body
+        (call,) = endpoint.aws_calls_for("req-import")
+    assert (call["service"], call["operation"], call["http_status"]) == (
+        "sts",
+        "GetCallerIdentity",
+        None,
+    )
+    assert call["error_code"] == "NoCredentialsError"
