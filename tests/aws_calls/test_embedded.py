@@ -124,3 +124,33 @@ def test_a_call_made_while_the_handler_module_is_imported_is_kept(moto_url: str)
         None,
     )
     assert call["error_code"] == "NoCredentialsError"
+
+
+def test_a_call_still_waiting_when_the_function_times_out_is_named(
+    moto_url: str, tmp_path: Path
+) -> None:
+    import socket
+
+    from cfn_debug.records import OutcomeKind
+
+    with socket.socket() as silent:  # accepts connections (the kernel does), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        ws = Workspace.open(
+            PROJECT,
+            function_name="HangingCall",
+            env_vars={"Parameters": {"AWS_ENDPOINT_URL": moto_url, "HANG_URL": url}},
+        )
+        try:
+            model = {"Name": "h", "TableName": TABLE}
+            record = run(ws, write_event(tmp_path, "hang", "CREATE", model))
+        finally:
+            ws.close()
+    step = record.steps[0]
+    assert step.result.kind is OutcomeKind.TIMEOUT
+    (call,) = step.aws_calls
+    assert (call.name, call.http_status, call.error_code) == ("sqs ListQueues", None, None)
+    assert call.unanswered and call.duration_ms > 500
+    note = "the AWS call still waiting for its answer: sqs ListQueues: no answer before"
+    assert any(note in finding.message for finding in step.findings), step.findings

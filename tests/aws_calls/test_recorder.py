@@ -74,7 +74,11 @@ def _records(moto_url: str, mode: str) -> tuple[list[dict[str, Any]], list[str]]
 def test_every_call_is_recorded_whenever_botocore_was_imported(moto_url: str, mode: str) -> None:
     records, other = _records(moto_url, mode)
     assert other == ["caught", "EndpointConnectionError"]
-    secret, describe, refused = records
+    starts = [record for record in records if record.get("start")]
+    ended = [record for record in records if not record.get("start")]
+    # each call first says it starts (a call that never ends is still known), then how it ended
+    assert [(r["id"], r["operation"]) for r in starts] == [(r["id"], r["operation"]) for r in ended]
+    secret, describe, refused = ended
     assert (secret["service"], secret["operation"], secret["http_status"]) == (
         "secretsmanager",
         "CreateSecret",
@@ -94,7 +98,7 @@ def test_every_call_is_recorded_whenever_botocore_was_imported(moto_url: str, mo
         None,
     )
     assert refused["error_code"] == "EndpointConnectionError"
-    assert all(record["duration_ms"] >= 0 for record in records)
+    assert all(record["duration_ms"] >= 0 for record in ended)
 
 
 def test_secret_names_are_masked_and_paging_tokens_kept() -> None:
@@ -121,6 +125,22 @@ def test_secret_names_are_masked_and_paging_tokens_kept() -> None:
     assert out["Big"].startswith("<object: 1 keys")
 
 
+def test_a_call_whose_answer_never_came_says_so() -> None:
+    from cfn_debug.endpoint.logs import NO_ANSWER, LogBuffer
+
+    def line(record: dict[str, Any]) -> bytes:
+        return (aws_recorder.RECORD_MARK + json.dumps(record) + "\n").encode()
+
+    buffer = LogBuffer()
+    buffer.add_raw(line({"id": 1, "start": True, "service": "s3", "operation": "ListBuckets"}))
+    buffer.add_raw(line({"id": 2, "start": True, "service": "sqs", "operation": "ListQueues"}))
+    buffer.add_raw(line({"id": 1, "service": "s3", "operation": "ListBuckets", "http_status": 200}))
+    done, waiting = buffer.calls()
+    assert done == {"service": "s3", "operation": "ListBuckets", "http_status": 200}
+    assert (waiting["operation"], waiting["error_message"]) == ("ListQueues", NO_ANSWER)
+    assert waiting["duration_ms"] >= 0
+
+
 def test_the_masked_text_is_the_engines() -> None:
     assert aws_recorder.MASKED == REDACTED
 
@@ -133,4 +153,4 @@ def test_a_record_after_an_unfinished_log_line_is_still_taken_out() -> None:
     buffer.add_raw(b"partial " + (aws_recorder.RECORD_MARK + json.dumps(record) + "\n").encode())
     buffer.add_raw(b"next line\n")
     assert buffer.lines() == ["partial ", "next line"]
-    assert buffer.aws_calls == [record]
+    assert buffer.calls() == [record]

@@ -36,6 +36,11 @@ class AwsCall:
         )
 
     @property
+    def unanswered(self) -> bool:
+        """The invocation ended (a timeout, a crash) while the call still waited for its answer."""
+        return self.http_status is None and self.error_code is None and bool(self.error_message)
+
+    @property
     def name(self) -> str:
         """``dynamodb PutItem``."""
         return f"{self.service} {self.operation}"
@@ -45,6 +50,8 @@ class AwsCall:
         for a failed call, ``dynamodb PutItem (200)`` otherwise."""
         if not self.failed:
             return f"{self.name} ({self.http_status})" if self.http_status else self.name
+        if self.unanswered:
+            return f"{self.name}: {self.error_message} (waited {self.duration_ms:.0f} ms)"
         why = ": ".join(part for part in (self.error_code, self.error_message) if part)
         if not why:
             why = f"HTTP {self.http_status}" if self.http_status else "no answer"
@@ -173,6 +180,8 @@ def failed_call_note(calls: Sequence[AwsCall]) -> str | None:
     call = raised_call(calls)
     if call is not None:
         return f"the AWS call that raised: {call.describe()}"
+    if calls and calls[-1].unanswered:
+        return f"the AWS call still waiting for its answer: {calls[-1].describe()}"
     if calls and calls[-1].failed:
         return f"the last AWS call failed: {calls[-1].describe()}"
     return None

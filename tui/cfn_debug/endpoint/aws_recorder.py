@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import itertools
 import json
 import os
 import sys
@@ -62,6 +63,9 @@ PUBLIC_TOKENS = (
 _T0 = "cfn_debug_t0"
 _PARAMS = "cfn_debug_params"
 _DONE = "cfn_debug_done"
+_ID = "cfn_debug_id"
+#: Call numbers, unique in the worker: a start record and the call's record share one.
+_ids = itertools.count(1)
 
 _state: dict[str, Any] = {"fd": 1, "installed": False}
 #: (service, operation) -> the masking plan of its input shape (see _plan)
@@ -122,9 +126,20 @@ def _on_after_call_error(exception: Any = None, context: Any = None, **kwargs: A
 
 
 def _on_before_call(model: Any = None, context: Any = None, **_: Any) -> None:
-    """before-call: after-call-error carries no operation model; keep it for that case."""
-    if isinstance(context, dict):
-        context["cfn_debug_model"] = model
+    """before-call: the request is about to go out. A short start record names it, so a call
+    that never gets its answer (the function timed out, or was killed) is still on record; and
+    the model is kept for after-call-error, which carries none."""
+    if not isinstance(context, dict):
+        return
+    context["cfn_debug_model"] = model
+    call_id = context[_ID] = next(_ids)
+    try:
+        service, operation = _names(model, None)
+        start = {"id": call_id, "start": True, "service": service, "operation": operation}
+        line = RECORD_MARK + json.dumps(start, separators=(",", ":")) + "\n"
+        os.write(_state["fd"], line.encode("utf-8", errors="replace"))
+    except Exception:
+        return
 
 
 # --- the record --------------------------------------------------------------------------------
@@ -142,6 +157,7 @@ def _write(
     try:
         service, operation = _names(model, event_name)
         record = {
+            "id": context.get(_ID),
             "service": service,
             "operation": operation,
             "params": _top_level(context.get(_PARAMS), model, service, operation),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict, deque
 from typing import Any, Generic, TypeVar
 
@@ -18,6 +19,9 @@ KEEP_INVOCATIONS = 1_000
 #: How many AWS calls one invocation keeps (the first ones; the rest are counted).
 MAX_AWS_CALLS = 1_000
 
+#: What a call whose answer never came says (see LogBuffer.calls).
+NO_ANSWER = "no answer before the invocation ended"
+
 _T = TypeVar("_T")
 
 
@@ -28,6 +32,7 @@ class LogBuffer:
         "_full",
         "_head",
         "_head_bytes",
+        "_open_calls",
         "_tail",
         "aws_calls",
         "dropped_aws_calls",
@@ -38,6 +43,7 @@ class LogBuffer:
     def __init__(self) -> None:
         self.aws_calls: list[dict[str, Any]] = []  # the worker's AWS call records, in order
         self.dropped_aws_calls = 0
+        self._open_calls: dict[Any, int] = {}  # call id -> index of its start record
         self._head: list[str] = []
         self._head_bytes = 0
         self._tail: deque[str] = deque(maxlen=TAIL_LINES)
@@ -67,16 +73,46 @@ class LogBuffer:
         if at >= 0:  # an AWS call record (aws_recorder), maybe after an unfinished log line
             record = parse_record(text[at:])
             if record is not None:
-                if len(self.aws_calls) < MAX_AWS_CALLS:
-                    self.aws_calls.append(record)
-                else:
-                    self.dropped_aws_calls += 1
+                self._add_call(record)
                 if not at:
                     return
                 text = text[:at]
         # awslambdaric writes a multi-line error record as one line joined with "\r".
         for line in text.split("\r"):
             self.add(line)
+
+    def _add_call(self, record: dict[str, Any]) -> None:
+        """A start record holds the call's place until the call's own record replaces it."""
+        open_at = self._open_calls.pop(record.get("id"), None) if "id" in record else None
+        if open_at is not None and not record.get("start"):
+            self.aws_calls[open_at] = record
+            return
+        if len(self.aws_calls) >= MAX_AWS_CALLS:
+            self.dropped_aws_calls += 1
+            return
+        if record.get("start"):
+            record = {**record, "started": time.monotonic()}
+            self._open_calls[record.get("id")] = len(self.aws_calls)
+        self.aws_calls.append(record)
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The AWS call records; a call whose answer never came (the invocation ended first:
+        a timeout, a crash) says so, with the time it had been waiting."""
+        now = time.monotonic()
+        out = []
+        for record in self.aws_calls:
+            if record.get("start"):
+                waited = (now - record.get("started", now)) * 1000.0
+                record = {
+                    "service": record.get("service"),
+                    "operation": record.get("operation"),
+                    "error_message": NO_ANSWER,
+                    "duration_ms": round(waited, 3),
+                }
+            else:
+                record = {key: value for key, value in record.items() if key != "id"}
+            out.append(record)
+        return out
 
     def lines(self) -> list[str]:
         if not self.dropped_lines:

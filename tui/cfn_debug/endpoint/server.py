@@ -324,7 +324,7 @@ class EmbeddedEndpoint:
             payload = self._error_payload(invocation)
         lines = redact_lines(invocation.logs.lines(), secrets)
         self._logs.put(request_id, lines)
-        calls = redact_call_dicts(invocation.logs.aws_calls, secrets)
+        calls = redact_call_dicts(invocation.logs.calls(), secrets)
         self._aws_calls.put(request_id, calls)
         headers[DETAILS_HEADER] = DETAILS_PATH + request_id
         report = self._report_lines(invocation, worker, started)
