@@ -154,3 +154,26 @@ def test_a_call_still_waiting_when_the_function_times_out_is_named(
     assert call.unanswered and call.duration_ms > 500
     note = "the AWS call still waiting for its answer: sqs ListQueues: no answer before"
     assert any(note in finding.message for finding in step.findings), step.findings
+
+
+def test_a_crash_on_an_aws_error_names_the_call(moto_url: str, tmp_path: Path) -> None:
+    from cfn_debug.records import OutcomeKind
+
+    ws = Workspace.open(PROJECT, function_name="RawPut", env_vars=env_vars(moto_url))
+    try:
+        record = run(ws, write_event(tmp_path, "raw", "CREATE", {"Name": "x", "TableName": "t"}))
+    finally:
+        ws.close()
+    step = record.steps[0]
+    assert step.result.kind is OutcomeKind.CRASH
+    limits, put = step.aws_calls
+    assert (limits.operation, limits.failed, limits.raised) == ("DescribeLimits", False, False)
+    assert (put.operation, put.error_code, put.raised) == (
+        "PutItem",
+        "ResourceNotFoundException",
+        True,
+    )
+    (finding,) = [f for f in step.findings if f.rule_id == "invocation-outcome"]
+    assert "the AWS call that raised: dynamodb PutItem failed: ResourceNotFoundException" in (
+        finding.message
+    )
