@@ -85,6 +85,8 @@ def test_every_format_lists_the_calls_masked(fmt: str) -> None:
     assert SECRET not in text and ACCESS_KEY not in text
     if fmt != "json":
         assert RAISED_MARK in text
+    if fmt == "html":  # the failed call's row is flagged, the call that worked is not
+        assert text.count('<tr class="call-failed">') == 1
 
 
 def test_the_json_transcript_loads_back_with_the_calls() -> None:

@@ -53,7 +53,7 @@ th { background: #262626; color: #9e9e9e; font-weight: normal; }
 td.num { text-align: right; }
 .success { color: #4ebf71; } .failed { color: #e5534b; } .progress { color: #ffa62b; }
 .other { color: #b0b0b0; }
-tr.failed td { color: #e5534b; }
+tr.call-failed td { color: #e5534b; }
 tr.success td.status { border-left: 4px solid #4ebf71; }
 tr.failed td.status { border-left: 4px solid #e5534b; }
 tr.progress td.status { border-left: 4px solid #ffa62b; }
@@ -203,7 +203,7 @@ def _write_aws_calls(run: RunRecord, out: TextIO) -> None:
     )
     for step in run.steps:
         for call in step.aws_calls:
-            row = ' class="failed"' if call.failed else ""
+            row = ' class="call-failed"' if call.failed else ""
             mark = f' <span class="must">{_e(RAISED_MARK)}</span>' if call.raised else ""
             params = f"<pre>{_e(pretty_json(call.params))}</pre>" if call.params else ""
             out.write(
