@@ -42,7 +42,8 @@ SCRIPT = textwrap.dedent(
         print("caught")
     off = boto3.client("sqs", endpoint_url="http://127.0.0.1:9", region_name="us-east-1",
                        aws_access_key_id="k", aws_secret_access_key="s",
-                       config=Config(retries={"max_attempts": 0}, connect_timeout=1))
+                       config=Config(retries={"max_attempts": 2, "mode": "standard"},
+                                     connect_timeout=1))
     try:
         off.list_queues()
     except Exception as error:
@@ -98,6 +99,8 @@ def test_every_call_is_recorded_whenever_botocore_was_imported(moto_url: str, mo
         None,
     )
     assert refused["error_code"] == "EndpointConnectionError"
+    # retries={"max_attempts": 2} is two retries after the first attempt
+    assert (refused["attempts"], describe["attempts"]) == (3, 1)
     assert all(record["duration_ms"] >= 0 for record in ended)
 
 

@@ -26,6 +26,7 @@ class AwsCall:
     error_message: str | None = None
     duration_ms: float = 0.0  # from the request's first byte to the parsed answer, retries in
     raised: bool = False  # the call whose error the handler's traceback ends with
+    attempts: int = 1  # HTTP attempts botocore made (its retries of throttling, 5xx, ...)
 
     @property
     def failed(self) -> bool:
@@ -77,6 +78,7 @@ _FIELDS = (
     "error_message",
     "duration_ms",
     "raised",
+    "attempts",
 )
 
 #: botocore's ClientError text: "An error occurred (CODE) when calling the OPERATION operation".
@@ -215,6 +217,8 @@ def call_line(call: AwsCall, *, params: bool = False) -> str:
     parts = [call.name, status_text(call), f"{call.duration_ms:.1f} ms"]
     if call.failed and error_text(call):
         parts.append(error_text(call))
+    if call.attempts > 1:
+        parts.append(f"after {call.attempts} attempts")
     if call.raised:
         parts.append(RAISED_MARK)
     if params and call.params:

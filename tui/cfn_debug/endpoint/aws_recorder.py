@@ -165,6 +165,7 @@ def _write(
             "error_code": code,
             "error_message": message,
             "duration_ms": round(elapsed_ms, 3),
+            "attempts": _attempts(context),
         }
         text = json.dumps(record, default=str, separators=(",", ":"))
         if len(text) > MAX_RECORD:  # many large parameters: keep their names only
@@ -174,6 +175,13 @@ def _write(
         os.write(_state["fd"], line.encode("utf-8", errors="replace"))
     except Exception:  # recording must never change what the handler's call does
         return
+
+
+def _attempts(context: dict[str, Any]) -> int:
+    """How many HTTP attempts botocore made (its endpoint counts them in the request context)."""
+    retries = context.get("retries")
+    attempt = retries.get("attempt") if isinstance(retries, dict) else None
+    return attempt if isinstance(attempt, int) and attempt > 0 else 1
 
 
 def _names(model: Any, event_name: str | None) -> tuple[str, str]:
