@@ -27,7 +27,6 @@ worker) and importing it does nothing.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import itertools
 import json
@@ -329,8 +328,10 @@ def _register(handlers_module: ModuleType) -> None:
         builtin.extend(HANDLERS)
 
 
-class _AfterHandlersImport(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Runs ``_register`` right after ``botocore.handlers`` is first imported."""
+class _AfterHandlersImport:
+    """Runs ``_register`` right after ``botocore.handlers`` is first imported: a meta path
+    finder and loader by protocol (importlib.abc is not imported: it costs a worker's start
+    more than this whole file)."""
 
     def __init__(self) -> None:
         self._loader: Any = None

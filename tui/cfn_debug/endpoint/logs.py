@@ -68,18 +68,25 @@ class LogBuffer:
 
     def add_raw(self, chunk: bytes) -> None:
         """One chunk read from the worker's pipe (a line, or a piece of a very long one)."""
-        text = chunk.decode("utf-8", errors="replace").rstrip("\n")
-        at = text.find(RECORD_MARK) if "\x1e" in text else -1
-        if at >= 0:  # an AWS call record (aws_recorder), maybe after an unfinished log line
-            record = parse_record(text[at:])
-            if record is not None:
-                self._add_call(record)
-                if not at:
-                    return
-                text = text[:at]
+        text = self._take_call(chunk.decode("utf-8", errors="replace").rstrip("\n"))
+        if text is None:
+            return
         # awslambdaric writes a multi-line error record as one line joined with "\r".
         for line in text.split("\r"):
             self.add(line)
+
+    def _take_call(self, text: str) -> str | None:
+        """Take an AWS call record (aws_recorder) out of one line of output: the log text left
+        before it (an unfinished log line), None when nothing is left; the line as it is when it
+        holds no record."""
+        at = text.find(RECORD_MARK) if "\x1e" in text else -1
+        if at < 0:
+            return text
+        record = parse_record(text[at:])
+        if record is None:
+            return text
+        self._add_call(record)
+        return text[:at] or None
 
     def _add_call(self, record: dict[str, Any]) -> None:
         """A start record holds the call's place until the call's own record replaces it."""

@@ -83,6 +83,10 @@ def _record_aws_calls() -> None:
     import importlib.util
 
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aws_recorder.py")
+    loaded = sys.modules.get("_cfn_debug_aws_recorder")  # a fork server may have loaded it
+    if loaded is not None:
+        loaded.install()
+        return
     try:
         spec = importlib.util.spec_from_file_location("_cfn_debug_aws_recorder", path)
         assert spec is not None and spec.loader is not None
