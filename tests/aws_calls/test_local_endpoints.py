@@ -116,6 +116,33 @@ def test_run_against_serve_shows_each_steps_logs_and_aws_calls(served: str, tmp_
     assert "[aws] s3 PutObject failed: NoSuchBucket" in serve_log
 
 
+def test_the_journal_of_a_real_run_exports_its_calls_in_every_format(
+    served: tuple[str, Path], tmp_path: Path
+) -> None:
+    secret = "a-write-only-secret-for-export"
+    model = {"Name": "e1", "TableName": TABLE, "Secret": secret}
+    event = write_event(tmp_path, "create-export", "CREATE", model)
+    journal = tmp_path / "session.jsonl"
+    done = cfn_debug(
+        "run",
+        str(event),
+        "--endpoint",
+        served[0],
+        "--project",
+        str(PROJECT),
+        "--journal",
+        str(journal),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    schema = PROJECT / "cfndebug-fixture-record.json"
+    for fmt in ("json", "md", "html", "junit"):
+        exported = cfn_debug("export", str(journal), "--format", fmt, "--schema", str(schema))
+        assert exported.returncode == 0, exported.stderr
+        text = exported.stdout
+        assert "PutItem" in text and "CreateSecret" in text, fmt
+        assert secret not in text, fmt
+
+
 def test_the_console_of_run_against_serve_lists_the_calls(
     served: tuple[str, Path], tmp_path: Path
 ) -> None:
