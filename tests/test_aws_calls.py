@@ -114,6 +114,22 @@ def test_a_connection_failure_is_marked_by_its_error_type() -> None:
     assert raised_call(mark_raised([refused], text)) is not None
 
 
+def test_a_forged_record_of_the_wrong_types_is_not_trusted() -> None:
+    forged = {
+        "service": 1,
+        "operation": "Op",
+        "params": [1],
+        "http_status": "200",
+        "error_code": {"x": 1},
+        "duration_ms": "fast",
+        "raised": "yes",
+        "attempts": -3,
+    }
+    call = AwsCall.from_dict(forged)
+    assert call == AwsCall("?", "Op")
+    assert call.describe() == "? Op"
+
+
 def test_calls_from_dicts_skips_what_is_not_a_call() -> None:
     items = [
         PUT_FAILED.to_dict(),

@@ -157,3 +157,18 @@ def test_a_record_after_an_unfinished_log_line_is_still_taken_out() -> None:
     buffer.add_raw(b"next line\n")
     assert buffer.lines() == ["partial ", "next line"]
     assert buffer.calls() == [record]
+
+
+def test_a_forged_record_nested_too_deep_harms_nothing() -> None:
+    from cfn_debug.aws_calls import redact_call_dicts
+    from cfn_debug.endpoint.logs import LogBuffer
+
+    deep = "[" * 100_000 + "]" * 100_000
+    buffer = LogBuffer()
+    buffer.add_raw((aws_recorder.RECORD_MARK + deep + "\n").encode())
+    assert buffer.calls() == []  # not a record: kept as the log line it is
+    nested: Any = {}
+    for _ in range(5_000):
+        nested = {"a": nested}
+    (call,) = redact_call_dicts([{"service": "s3", "operation": "X", "params": nested}])
+    assert call["params"] == {"note": "nested too deep to record"}

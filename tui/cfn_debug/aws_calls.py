@@ -63,23 +63,36 @@ class AwsCall:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AwsCall:
-        known = {name: data[name] for name in _FIELDS if name in data}
-        params = known.get("params")
-        known["params"] = params if isinstance(params, dict) else {}
-        return cls(**known)
+        """The call ``data`` describes. The records come from the handler's process, so a field
+        of the wrong type (a handler printing a forged record) is replaced, never trusted."""
+        status = data.get("http_status")
+        duration = data.get("duration_ms")
+        attempts = data.get("attempts")
+        params = data.get("params")
+        return cls(
+            service=_text(data.get("service")) or "?",
+            operation=_text(data.get("operation")) or "?",
+            params=params if isinstance(params, dict) else {},
+            http_status=status if _is_int(status) else None,
+            error_code=_text(data.get("error_code")),
+            error_message=_text(data.get("error_message")),
+            duration_ms=float(duration) if _is_number(duration) else 0.0,
+            raised=data.get("raised") is True,
+            attempts=attempts if _is_int(attempts) and attempts > 0 else 1,
+        )
 
 
-_FIELDS = (
-    "service",
-    "operation",
-    "params",
-    "http_status",
-    "error_code",
-    "error_message",
-    "duration_ms",
-    "raised",
-    "attempts",
-)
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
 
 #: botocore's ClientError text: "An error occurred (CODE) when calling the OPERATION operation".
 _CLIENT_ERROR = re.compile(
@@ -89,14 +102,11 @@ _CLIENT_ERROR = re.compile(
 
 def calls_from_dicts(items: Iterable[Any]) -> list[AwsCall]:
     """The calls of a worker's records (or a journal's), skipping anything that is not one."""
-    calls: list[AwsCall] = []
-    for item in items:
-        if isinstance(item, dict) and "service" in item and "operation" in item:
-            try:
-                calls.append(AwsCall.from_dict(item))
-            except TypeError:
-                continue
-    return calls
+    return [
+        AwsCall.from_dict(item)
+        for item in items
+        if isinstance(item, dict) and "service" in item and "operation" in item
+    ]
 
 
 def mark_raised(calls: Sequence[AwsCall], error_text: str | None) -> list[AwsCall]:
@@ -148,8 +158,15 @@ def redact_call_dicts(calls: Iterable[dict[str, Any]], values: Sequence[str] = (
             return [by_value(item) for item in value]
         return value
 
-    cleaned = [redact(call) for call in calls]
-    return [by_value(call) for call in cleaned] if values else cleaned
+    def clean(call: dict[str, Any]) -> Any:
+        try:
+            call = redact(call)
+            return by_value(call) if values else call
+        except RecursionError:  # parameters nested too deep to walk: kept out
+            shallow = {key: value for key, value in call.items() if key != "params"}
+            return {**clean(shallow), "params": {"note": "nested too deep to record"}}
+
+    return [clean(call) for call in calls]
 
 
 def step_calls(

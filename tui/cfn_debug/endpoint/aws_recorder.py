@@ -375,6 +375,6 @@ def parse_record(line: str) -> dict[str, Any] | None:
         return None
     try:
         record = json.loads(line[len(RECORD_MARK) :])
-    except ValueError:
+    except (ValueError, RecursionError):  # not ours, or nested deeper than any real record
         return None
     return record if isinstance(record, dict) else None
