@@ -8,6 +8,8 @@ server on loopback.
 from __future__ import annotations
 
 import asyncio
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,9 +26,12 @@ from .conftest import BUCKET, PROJECT, QUEUE, TABLE, env_vars, write_event
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def workspace(moto_url: str) -> Workspace:
-    ws = Workspace.open(PROJECT, env_vars=env_vars(moto_url))
+@pytest.fixture(scope="module", params=["awslambdaric", "portable"])
+def workspace(moto_url: str, request: pytest.FixtureRequest) -> Iterator[Workspace]:
+    """The fixture project on the embedded endpoint, with each runtime loop in turn."""
+    variables = env_vars(moto_url)
+    variables["Parameters"]["CFN_DEBUG_BOOTSTRAP"] = request.param
+    ws = Workspace.open(PROJECT, env_vars=variables)
     yield ws
     ws.close()
 
@@ -88,12 +93,13 @@ def test_a_failing_call_is_named_in_the_finding_and_marked_raised(
 
 def test_sensitive_parameters_are_masked(workspace: Workspace, tmp_path: Path) -> None:
     secret = "hunter2-the-record-secret"
-    model = {"Name": "r3", "TableName": TABLE, "Secret": secret}
+    name = f"r3-{uuid.uuid4().hex[:8]}"  # the moto server lives for the whole test session
+    model = {"Name": name, "TableName": TABLE, "Secret": secret}
     record = run(workspace, write_event(tmp_path, "create-secret", "CREATE", model))
     calls = record.steps[0].aws_calls
     create = next(c for c in calls if c.operation == "CreateSecret")
     assert create.service == "secretsmanager" and create.http_status == 200
-    assert create.params == {"Name": "record/r3", "SecretString": REDACTED}
+    assert create.params == {"Name": f"record/{name}", "SecretString": REDACTED}
     assert secret not in repr(record.to_dict()["steps"][0]["aws_calls"])
     assert not any(secret in line for line in record.steps[0].result.logs)
 
