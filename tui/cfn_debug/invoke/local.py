@@ -69,6 +69,7 @@ class LocalInvoker:
         self._aws_calls = aws_calls
         self._log_tail = log_tail
         self._noted_no_details = False
+        self._details_client: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
         self._timeout = httpx.Timeout(
             connect=connect_timeout_s, read=read_timeout_s, write=60.0, pool=connect_timeout_s
         )
@@ -147,26 +148,35 @@ class LocalInvoker:
                 result.logs = list(self._logs(request_id)) or result.logs
             except Exception as exc:  # a log hook must never lose the invocation's result
                 result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
+        await self._add_details(result, response.headers.get(DETAILS_HEADER))
+        return result
+
+    async def _add_details(self, result: InvokeResult, details: str | None) -> None:
+        """The invocation's AWS calls (and logs, from `serve`), or the note that this endpoint
+        gives neither (once per invoker)."""
+        request_id = result.request_id
         if self._aws_calls is not None and request_id:
             try:
                 result.aws_calls = calls_from_dicts(self._aws_calls(request_id))
             except Exception as exc:
                 result.logs = [*result.logs, f"[cfn-debug] could not fetch the AWS calls: {exc}"]
-        details = response.headers.get(DETAILS_HEADER)
-        if self._logs is None and self._aws_calls is None:
-            if details and details.startswith("/"):
-                await self._fetch_details(client, details, result)
-            elif not result.logs and not self._noted_no_details:
-                self._noted_no_details = True
-                result.logs = [NO_DETAILS_NOTE.format(url=self.base_url)]
-        return result
+        if self._logs is not None or self._aws_calls is not None:
+            return
+        if details and details.startswith("/"):
+            await self._fetch_details(details, result)
+        elif not result.logs and not self._noted_no_details:
+            self._noted_no_details = True
+            result.logs = [NO_DETAILS_NOTE.format(url=self.base_url)]
 
-    async def _fetch_details(
-        self, client: httpx.AsyncClient, path: str, result: InvokeResult
-    ) -> None:
+    async def _fetch_details(self, path: str, result: InvokeResult) -> None:
         """The invocation's logs and AWS calls from cfn-debug's `serve` (its details route)."""
+        loop = asyncio.get_running_loop()
+        if self._details_client is None or self._details_client[0] is not loop:
+            # its own client: the invoke client may not speak anything but the invoke POST
+            client = httpx.AsyncClient(timeout=self._timeout, trust_env=False)
+            self._details_client = (loop, client)
         try:
-            response = await client.get(self.base_url + path)
+            response = await self._details_client[1].get(self.base_url + path)
             details = response.json() if response.status_code == 200 else None
         except (httpx.HTTPError, ValueError) as exc:
             result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
@@ -185,6 +195,9 @@ class LocalInvoker:
             result.aws_calls = calls_from_dicts(calls)
 
     async def aclose(self) -> None:
+        details, self._details_client = self._details_client, None
+        if details is not None and details[0] is asyncio.get_running_loop():
+            await details[1].aclose()
         client, self._client = self._client, None
         if client is not None and self._loop is asyncio.get_running_loop():
             await client.aclose()
@@ -193,3 +206,4 @@ class LocalInvoker:
         """Forget the client (its loop may be gone); connections close with their sockets."""
         self._client = None
         self._loop = None
+        self._details_client = None
