@@ -69,3 +69,40 @@ def test_run_prints_the_notice_and_keeps_its_exit_status(tmp_path: Path) -> None
     (notice,) = json.loads(done.stdout)["notices"]
     assert "Owner" in notice and "cfn generate" in notice
     assert "notice:" in done.stderr and "cfn generate" in done.stderr
+
+
+@pytest.mark.slow
+def test_serve_prints_the_notice_at_start(tmp_path: Path) -> None:
+    import shutil
+    import time
+
+    from support.rie import free_port
+
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURE, project)
+    schema = project / "cfndebug-fixture-record.json"
+    raw = json.loads(schema.read_text())
+    raw["properties"]["Owner"] = {"type": "string"}
+    schema.write_text(json.dumps(raw))
+    output = tmp_path / "serve.log"
+    args = ["serve", str(project), "--port", str(free_port())]
+    with output.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cfn_debug.cli", *args],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            cwd=REPO,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while "notice:" not in output.read_text() and time.monotonic() < deadline:
+                if process.poll() is not None:
+                    break
+                time.sleep(0.1)
+        finally:
+            process.terminate()
+            process.wait(timeout=15)
+    text = output.read_text()
+    assert "notice: src/cfndebug_fixture_records/models.py: ResourceModel does not match" in text
+    assert "Owner" in text and "cfn generate" in text
