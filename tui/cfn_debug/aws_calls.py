@@ -24,7 +24,7 @@ class AwsCall:
     http_status: int | None = None  # None: no HTTP answer (connection refused, timeout)
     error_code: str | None = None  # "ResourceNotFoundException", or the exception's type name
     error_message: str | None = None
-    duration_ms: float = 0.0  # from the request's first byte to the parsed answer, retries in
+    duration_ms: float = 0.0  # from the call (parameters given) to its parsed answer, retries in
     raised: bool = False  # the call whose error the handler's traceback ends with
     attempts: int = 1  # HTTP attempts botocore made (its retries of throttling, 5xx, ...)
 
