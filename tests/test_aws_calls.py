@@ -70,6 +70,21 @@ def test_describe_names_the_failed_call_and_why() -> None:
     assert unreachable.describe() == "s3 ListBuckets failed: EndpointConnectionError"
 
 
+def test_a_retried_call_says_how_many_attempts() -> None:
+    from dataclasses import replace
+
+    from cfn_debug.aws_calls import call_line
+
+    throttled = replace(
+        PUT_FAILED, error_code="ThrottlingException", error_message="slow", attempts=3
+    )
+    assert (
+        call_line(throttled)
+        == "dynamodb PutItem  400  3.2 ms  ThrottlingException: slow  after 3 attempts"
+    )
+    assert AwsCall.from_dict({"service": "s", "operation": "o"}).attempts == 1
+
+
 def test_the_call_a_client_error_names_is_marked_raised() -> None:
     other = AwsCall("dynamodb", "PutItem", http_status=400, error_code="ValidationException")
     text = (
@@ -97,6 +112,22 @@ def test_a_connection_failure_is_marked_by_its_error_type() -> None:
     )
     text = "botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL"
     assert raised_call(mark_raised([refused], text)) is not None
+
+
+def test_a_forged_record_of_the_wrong_types_is_not_trusted() -> None:
+    forged = {
+        "service": 1,
+        "operation": "Op",
+        "params": [1],
+        "http_status": "200",
+        "error_code": {"x": 1},
+        "duration_ms": "fast",
+        "raised": "yes",
+        "attempts": -3,
+    }
+    call = AwsCall.from_dict(forged)
+    assert call == AwsCall("?", "Op")
+    assert call.describe() == "? Op"
 
 
 def test_calls_from_dicts_skips_what_is_not_a_call() -> None:

@@ -24,8 +24,9 @@ class AwsCall:
     http_status: int | None = None  # None: no HTTP answer (connection refused, timeout)
     error_code: str | None = None  # "ResourceNotFoundException", or the exception's type name
     error_message: str | None = None
-    duration_ms: float = 0.0  # from the request's first byte to the parsed answer, retries in
+    duration_ms: float = 0.0  # from the call (parameters given) to its parsed answer, retries in
     raised: bool = False  # the call whose error the handler's traceback ends with
+    attempts: int = 1  # HTTP attempts botocore made (its retries of throttling, 5xx, ...)
 
     @property
     def failed(self) -> bool:
@@ -34,6 +35,11 @@ class AwsCall:
             or (self.http_status or 0) >= 300
             or (self.http_status is None and self.error_message is not None)
         )
+
+    @property
+    def unanswered(self) -> bool:
+        """The invocation ended (a timeout, a crash) while the call still waited for its answer."""
+        return self.http_status is None and self.error_code is None and bool(self.error_message)
 
     @property
     def name(self) -> str:
@@ -45,6 +51,8 @@ class AwsCall:
         for a failed call, ``dynamodb PutItem (200)`` otherwise."""
         if not self.failed:
             return f"{self.name} ({self.http_status})" if self.http_status else self.name
+        if self.unanswered:
+            return f"{self.name}: {self.error_message} (waited {self.duration_ms:.0f} ms)"
         why = ": ".join(part for part in (self.error_code, self.error_message) if part)
         if not why:
             why = f"HTTP {self.http_status}" if self.http_status else "no answer"
@@ -55,22 +63,36 @@ class AwsCall:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AwsCall:
-        known = {name: data[name] for name in _FIELDS if name in data}
-        params = known.get("params")
-        known["params"] = params if isinstance(params, dict) else {}
-        return cls(**known)
+        """The call ``data`` describes. The records come from the handler's process, so a field
+        of the wrong type (a handler printing a forged record) is replaced, never trusted."""
+        status = data.get("http_status")
+        duration = data.get("duration_ms")
+        attempts = data.get("attempts")
+        params = data.get("params")
+        return cls(
+            service=_text(data.get("service")) or "?",
+            operation=_text(data.get("operation")) or "?",
+            params=params if isinstance(params, dict) else {},
+            http_status=status if _is_int(status) else None,
+            error_code=_text(data.get("error_code")),
+            error_message=_text(data.get("error_message")),
+            duration_ms=float(duration) if _is_number(duration) else 0.0,
+            raised=data.get("raised") is True,
+            attempts=attempts if _is_int(attempts) and attempts > 0 else 1,
+        )
 
 
-_FIELDS = (
-    "service",
-    "operation",
-    "params",
-    "http_status",
-    "error_code",
-    "error_message",
-    "duration_ms",
-    "raised",
-)
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
 
 #: botocore's ClientError text: "An error occurred (CODE) when calling the OPERATION operation".
 _CLIENT_ERROR = re.compile(
@@ -80,14 +102,11 @@ _CLIENT_ERROR = re.compile(
 
 def calls_from_dicts(items: Iterable[Any]) -> list[AwsCall]:
     """The calls of a worker's records (or a journal's), skipping anything that is not one."""
-    calls: list[AwsCall] = []
-    for item in items:
-        if isinstance(item, dict) and "service" in item and "operation" in item:
-            try:
-                calls.append(AwsCall.from_dict(item))
-            except TypeError:
-                continue
-    return calls
+    return [
+        AwsCall.from_dict(item)
+        for item in items
+        if isinstance(item, dict) and "service" in item and "operation" in item
+    ]
 
 
 def mark_raised(calls: Sequence[AwsCall], error_text: str | None) -> list[AwsCall]:
@@ -123,3 +142,102 @@ def mark_raised(calls: Sequence[AwsCall], error_text: str | None) -> list[AwsCal
 
 def raised_call(calls: Sequence[AwsCall]) -> AwsCall | None:
     return next((call for call in calls if call.raised), None)
+
+
+def redact_call_dicts(calls: Iterable[dict[str, Any]], values: Sequence[str] = ()) -> list[Any]:
+    """Call records with credentials redacted: by key and pattern (redact.redact) and by value
+    (the credentials the request carried, wherever a parameter or message quotes them)."""
+    from cfn_debug.redact import redact, redact_text
+
+    def by_value(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact_text(value, values)
+        if isinstance(value, dict):
+            return {key: by_value(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [by_value(item) for item in value]
+        return value
+
+    def clean(call: dict[str, Any]) -> Any:
+        try:
+            call = redact(call)
+            return by_value(call) if values else call
+        except RecursionError:  # parameters nested too deep to walk: kept out
+            shallow = {key: value for key, value in call.items() if key != "params"}
+            return {**clean(shallow), "params": {"note": "nested too deep to record"}}
+
+    return [clean(call) for call in calls]
+
+
+def step_calls(
+    calls: Sequence[AwsCall],
+    *,
+    logs: Sequence[str],
+    crash: str | None,
+    values: Sequence[str] = (),
+) -> list[AwsCall]:
+    """A step's calls: credentials redacted (``values``: the request's own credentials) and the
+    one that raised marked, from the crash's ``ErrorType: message`` or else the exception line
+    of the last traceback in ``logs``."""
+    if not calls:
+        return []
+    cleaned = calls_from_dicts(redact_call_dicts((call.to_dict() for call in calls), values))
+    error_text = crash
+    if not error_text:
+        from cfn_debug.contract.tracebacks import last_traceback
+
+        found = last_traceback(logs)
+        error_text = found.exception if found is not None else None
+    return mark_raised(cleaned, error_text)
+
+
+def failed_call_note(calls: Sequence[AwsCall]) -> str | None:
+    """What a finding about a crash, a handler exception or a FAILED step adds about the AWS
+    calls: the call that raised (``the AWS call that raised: dynamodb PutItem failed:
+    ResourceNotFoundException: Requested resource not found``), else the last call when it
+    failed; None when neither."""
+    call = raised_call(calls)
+    if call is not None:
+        return f"the AWS call that raised: {call.describe()}"
+    if calls and calls[-1].unanswered:
+        return f"the AWS call still waiting for its answer: {calls[-1].describe()}"
+    if calls and calls[-1].failed:
+        return f"the last AWS call failed: {calls[-1].describe()}"
+    return None
+
+
+# --- the text every consumer shows (console, Markdown, HTML, JUnit) ----------------------------
+
+RAISED_MARK = "◀ raised"
+
+
+def status_text(call: AwsCall) -> str:
+    """``200``, ``400``, or ``no answer`` (the call got no HTTP response)."""
+    return str(call.http_status) if call.http_status is not None else "no answer"
+
+
+def error_text(call: AwsCall) -> str:
+    """``ResourceNotFoundException: Requested resource not found``, or "" for a call that worked."""
+    return ": ".join(part for part in (call.error_code, call.error_message) if part)
+
+
+def params_text(call: AwsCall, limit: int = 300) -> str:
+    """The parameters as compact JSON, cut at ``limit`` characters."""
+    import json
+
+    text = json.dumps(call.params, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def call_line(call: AwsCall, *, params: bool = False) -> str:
+    """One line: ``dynamodb PutItem  400  3.2 ms  ResourceNotFoundException: ...  ◀ raised``."""
+    parts = [call.name, status_text(call), f"{call.duration_ms:.1f} ms"]
+    if call.failed and error_text(call):
+        parts.append(error_text(call))
+    if call.attempts > 1:
+        parts.append(f"after {call.attempts} attempts")
+    if call.raised:
+        parts.append(RAISED_MARK)
+    if params and call.params:
+        parts.append(params_text(call))
+    return "  ".join(parts)

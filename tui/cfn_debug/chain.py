@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.aws_calls import step_calls
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
 from cfn_debug.invoke.base import Invoker
 from cfn_debug.records import (
@@ -216,8 +217,19 @@ def build_step(
             findings=findings,
             diff_request=diff_request,
             diff_previous=diff_previous,
+            aws_calls=list(result.aws_calls),
         )
 
+    if result.aws_calls:  # redacted, and the call that raised marked, before the checks cite it
+        crash = (
+            ": ".join(p for p in (result.error_type, result.error_message) if p)
+            if result.kind is OutcomeKind.CRASH
+            else None
+        )
+        calls = step_calls(
+            result.aws_calls, logs=result.logs, crash=crash, values=credential_values(request)
+        )
+        result = dataclasses.replace(result, aws_calls=calls)
     try:
         return attempt(result, request, desired, previous, original_desired)
     except RecursionError:

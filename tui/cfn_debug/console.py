@@ -45,6 +45,8 @@ LEVEL_STYLE = {Level.MUST: "bold red", Level.SHOULD: "yellow"}
 CHANGE_MARK = {ChangeKind.ADDED: ("+", "green"), ChangeKind.REMOVED: ("-", "red")}
 BAR_WIDTH = 20
 VALUE_WIDTH = 60
+#: AWS calls listed under a step without --logs (all of them with it).
+MAX_AWS_CALLS = 12
 
 
 def escape(text: str) -> str:
@@ -193,9 +195,26 @@ class ConsolePrinter:
         for finding in step.findings:
             self._finding(finding)
         self._diff(step.diff_previous if step.index else step.diff_request)
+        if step.aws_calls:
+            self._aws_calls(step)
         if self.show_logs and result.logs:
             for log_line in result.logs:
                 self.console.print(f"       [dim]│ {escape(log_line)}[/]")
+
+    def _aws_calls(self, step: Step) -> None:
+        """One line per AWS call (parameters too with --logs); a failed call in red."""
+        from cfn_debug.aws_calls import call_line
+        from cfn_debug.textsafe import printable
+
+        calls = step.aws_calls
+        shown = calls if self.show_logs or len(calls) <= MAX_AWS_CALLS else calls[:MAX_AWS_CALLS]
+        self.console.print(f"       [dim]AWS calls ({len(calls)}):[/]")
+        for call in shown:
+            style = "bold red" if call.raised else "red" if call.failed else "dim"
+            line = printable(call_line(call, params=self.show_logs))
+            self.console.print(f"         [{style}]{escape(line)}[/]")
+        if len(shown) < len(calls):
+            self.console.print(f"         [dim]… {len(calls) - len(shown)} more (--logs)[/]")
 
     def _finding(self, finding: Finding) -> None:
         where = f" [cyan]{escape(finding.pointer)}[/]" if finding.pointer else ""

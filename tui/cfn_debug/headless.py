@@ -45,6 +45,7 @@ def run_command(args: argparse.Namespace) -> int:
     runs: list[RunRecord] = []
 
     workspace = open_workspace(args)
+    notices = print_notices(console, workspace)
     journal = _open_journal(args, workspace)
     write_only = workspace.schema.write_only if workspace.schema is not None else ()
     masked = OutputMasker(write_only, reveal=reveal)
@@ -72,7 +73,8 @@ def run_command(args: argparse.Namespace) -> int:
         workspace.close()
 
     if args.json:
-        json.dump(_document(workspace, runs, masked), sys.stdout, indent=2, default=str)
+        document = {**_document(workspace, runs, masked), "notices": notices}
+        json.dump(document, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     else:
         console.print()
@@ -151,6 +153,18 @@ class MaskedPrinter:
 
     def handle_watch(self, event: Any) -> None:
         self.printer.handle_watch(self.masker.event(event))
+
+
+def print_notices(console: Any, workspace: Any) -> list[str]:
+    """The workspace's notices (a models.py out of date), before the first event."""
+    from rich.markup import escape
+
+    from cfn_debug.textsafe import printable
+
+    notices: list[str] = list(workspace.notices)
+    for notice in notices:
+        console.print(f"[yellow]notice:[/] {escape(printable(notice))}")
+    return notices
 
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:

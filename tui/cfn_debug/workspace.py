@@ -96,6 +96,14 @@ class Workspace:
             embedded=embedded,
         )
 
+    @property
+    def notices(self) -> list[str]:
+        """What to tell the user before the first event: a handler's models.py that does not
+        match the schema (see models_check)."""
+        from cfn_debug.models_check import project_model_notices
+
+        return project_model_notices(self.project, self.schema)
+
     def reload(self) -> None:
         """Read the project's events and schema again (after the user edited them)."""
         fresh = discover_project(self.project.root, schema_path=self._schema_override())
@@ -218,7 +226,9 @@ def _connect(
         )
         embedded.start()
         try:
-            invoker = LocalInvoker(embedded.url, logs=embedded.logs_for)
+            invoker = LocalInvoker(
+                embedded.url, logs=embedded.logs_for, aws_calls=embedded.aws_calls_for
+            )
         except BaseException:
             embedded.stop()
             raise

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
+from cfn_debug.aws_calls import failed_call_note
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
 from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.contract.tracebacks import last_traceback
@@ -91,6 +92,10 @@ _OUTCOME_TEXT = {
 }
 
 
+def _line(note: str | None) -> str:
+    return f"\n{note}" if note else ""
+
+
 def _is_handler_exception(ctx: StepContext) -> bool:
     progress = ctx.progress
     if not progress or ctx.status != "FAILED" or progress.get("errorCode") != "InternalFailure":
@@ -115,7 +120,8 @@ def invocation_outcome(ctx: StepContext) -> Problems:
         detail = f"{ctx.result.error_type}: {detail}" if detail else ctx.result.error_type
     if not detail and ctx.result.body_excerpt:
         detail = f"body: {ctx.result.body_excerpt[:200]}"
-    return [(None, _OUTCOME_TEXT[kind] + (f" ({detail})" if detail else ""))]
+    note = failed_call_note(ctx.result.aws_calls)  # aws-calls hook
+    return [(None, _OUTCOME_TEXT[kind] + (f" ({detail})" if detail else "") + _line(note))]
 
 
 def status_valid(ctx: StepContext) -> Problems:
@@ -186,7 +192,10 @@ def failed_message(ctx: StepContext) -> Problems:
         return []
     message = ctx.progress.get("message") if ctx.progress else None
     if not isinstance(message, str) or not message.strip():
-        return [("/message", "FAILED without a message to tell the user what went wrong")]
+        note = failed_call_note(ctx.result.aws_calls)  # aws-calls hook
+        return [
+            ("/message", "FAILED without a message to tell the user what went wrong" + _line(note))
+        ]
     return []
 
 
@@ -199,16 +208,17 @@ def handler_exception(ctx: StepContext) -> Problems:
     if not _is_handler_exception(ctx):
         return []
     found = last_traceback(ctx.result.logs)
+    note = failed_call_note(ctx.result.aws_calls)  # aws-calls hook
     if found is None:
         return [
             (
                 "/message",
                 "the handler raised an exception (the library answered FAILED InternalFailure "
-                "with no message); no traceback in this invocation's logs",
+                "with no message); no traceback in this invocation's logs" + _line(note),
             )
         ]
     summary = found.exception or "an exception"
-    return [("/message", f"the handler raised {summary}\n" + "\n".join(found.lines))]
+    return [("/message", f"the handler raised {summary}{_line(note)}\n" + "\n".join(found.lines))]
 
 
 def in_progress_no_error_code(ctx: StepContext) -> Problems:

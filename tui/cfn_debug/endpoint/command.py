@@ -65,6 +65,23 @@ def load_env_vars(path: str | None) -> dict[str, Any] | None:
     return data
 
 
+def _model_notices(project: Path) -> list[str]:
+    """A handler's models.py out of date with the schema (models_check), else nothing; a
+    project whose schema cannot be read gets no notice here (serving does not need it)."""
+    from cfn_debug.errors import CfnDebugError
+    from cfn_debug.models_check import project_model_notices
+    from cfn_debug.project import discover_project
+    from cfn_debug.schema import load_schema
+    from cfn_debug.textsafe import printable
+
+    try:
+        found = discover_project(project)
+        schema = load_schema(found.schema_path) if found.schema_path is not None else None
+    except (CfnDebugError, OSError, ValueError):
+        return []
+    return [printable(notice) for notice in project_model_notices(found, schema)]
+
+
 def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
     from cfn_debug.endpoint.server import EmbeddedEndpoint
 
@@ -113,6 +130,8 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
             f"Invoke: aws lambda invoke --endpoint-url {endpoint.url} "
             "--no-sign-request --function-name NAME --payload fileb://event.json out.json"
         )
+        for notice in _model_notices(project):
+            emit(f"notice: {notice}")
         while True:  # until Ctrl-C
             time.sleep(0.5)
     except KeyboardInterrupt:

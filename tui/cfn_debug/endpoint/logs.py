@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import codecs
 import threading
+import time
 from collections import OrderedDict, deque
+from typing import Any, Generic, TypeVar
 
+from cfn_debug.endpoint.aws_recorder import RECORD_MARK, parse_record
 from cfn_debug.redact import redact_lines
 from cfn_debug.redact_stream import StreamRedactor
 
@@ -16,6 +19,13 @@ HEAD_BYTES = 1_000_000
 TAIL_LINES = 200
 #: How many invocations' logs the endpoint remembers for logs_for().
 KEEP_INVOCATIONS = 1_000
+#: How many AWS calls one invocation keeps (the first ones; the rest are counted).
+MAX_AWS_CALLS = 1_000
+
+#: What a call whose answer never came says (see LogBuffer.calls).
+NO_ANSWER = "no answer before the invocation ended"
+
+_T = TypeVar("_T")
 
 
 class LogBuffer:
@@ -32,8 +42,11 @@ class LogBuffer:
         "_full",
         "_head",
         "_head_bytes",
+        "_open_calls",
         "_stream",
         "_tail",
+        "aws_calls",
+        "dropped_aws_calls",
         "dropped_bytes",
         "dropped_lines",
         "secrets",
@@ -43,6 +56,9 @@ class LogBuffer:
         self.secrets = secrets
         self._stream = StreamRedactor(secrets)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.aws_calls: list[dict[str, Any]] = []  # the worker's AWS call records, in order
+        self.dropped_aws_calls = 0
+        self._open_calls: dict[Any, int] = {}  # call id -> index of its start record
         self._head: list[str] = []
         self._head_bytes = 0
         self._tail: deque[str] = deque(maxlen=TAIL_LINES)
@@ -78,10 +94,59 @@ class LogBuffer:
             if released:
                 self._add_line(released)
 
-    def _add_line(self, text: str) -> None:
+    def _add_line(self, line: str) -> None:
+        text = self._take_call(line)
+        if text is None:
+            return
         # awslambdaric writes a multi-line error record as one line joined with "\r".
         for line in text.split("\r"):
             self.add(line)
+
+    def _take_call(self, text: str) -> str | None:
+        """Take an AWS call record (aws_recorder) out of one line of output: the log text left
+        before it (an unfinished log line), None when nothing is left; the line as it is when it
+        holds no record."""
+        at = text.find(RECORD_MARK) if "\x1e" in text else -1
+        if at < 0:
+            return text
+        record = parse_record(text[at:])
+        if record is None:
+            return text
+        self._add_call(record)
+        return text[:at] or None
+
+    def _add_call(self, record: dict[str, Any]) -> None:
+        """A start record holds the call's place until the call's own record replaces it."""
+        open_at = self._open_calls.pop(record.get("id"), None) if "id" in record else None
+        if open_at is not None and not record.get("start"):
+            self.aws_calls[open_at] = record
+            return
+        if len(self.aws_calls) >= MAX_AWS_CALLS:
+            self.dropped_aws_calls += 1
+            return
+        if record.get("start"):
+            record = {**record, "started": time.monotonic()}
+            self._open_calls[record.get("id")] = len(self.aws_calls)
+        self.aws_calls.append(record)
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The AWS call records; a call whose answer never came (the invocation ended first:
+        a timeout, a crash) says so, with the time it had been waiting."""
+        now = time.monotonic()
+        out = []
+        for record in self.aws_calls:
+            if record.get("start"):
+                waited = (now - record.get("started", now)) * 1000.0
+                record = {
+                    "service": record.get("service"),
+                    "operation": record.get("operation"),
+                    "error_message": NO_ANSWER,
+                    "duration_ms": round(waited, 3),
+                }
+            else:
+                record = {key: value for key, value in record.items() if key != "id"}
+            out.append(record)
+        return out
 
     def lines(self) -> list[str]:
         """The kept lines, credentials redacted (a line still being written included)."""
@@ -98,21 +163,21 @@ class LogBuffer:
         return redact_lines(lines, self.secrets)
 
 
-class LogStore:
-    """request id -> that invocation's lines, for the last KEEP_INVOCATIONS invocations."""
+class LogStore(Generic[_T]):
+    """request id -> that invocation's lines (or AWS calls), for the last KEEP_INVOCATIONS."""
 
     def __init__(self, keep: int = KEEP_INVOCATIONS) -> None:
         self._keep = keep
-        self._lines: OrderedDict[str, list[str]] = OrderedDict()
+        self._lines: OrderedDict[str, list[_T]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put(self, request_id: str, lines: list[str]) -> None:
+    def put(self, request_id: str, lines: list[_T]) -> None:
         with self._lock:
             self._lines[request_id] = lines
             self._lines.move_to_end(request_id)
             while len(self._lines) > self._keep:
                 self._lines.popitem(last=False)
 
-    def get(self, request_id: str) -> list[str]:
+    def get(self, request_id: str) -> list[_T]:
         with self._lock:
             return list(self._lines.get(request_id, ()))

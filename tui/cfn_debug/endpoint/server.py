@@ -19,8 +19,10 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from urllib.parse import unquote
 
+from cfn_debug.aws_calls import calls_from_dicts, redact_call_dicts
 from cfn_debug.endpoint.guard import browser_header, host_allowed
 from cfn_debug.endpoint.http_server import HttpServer, Reply, Request
 from cfn_debug.endpoint.logs import LogBuffer, LogStore
@@ -30,8 +32,13 @@ from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker
 from cfn_debug.errors import EndpointError
 from cfn_debug.redact import credential_values
+from cfn_debug.textsafe import printable
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
+#: cfn-debug's own route: one invocation's logs and AWS calls, by request id (`serve` clients).
+DETAILS_PATH = "/_cfn_debug/invocations/"
+#: The header an invocation's answer names that route in; other endpoints do not send it.
+DETAILS_HEADER = "X-Cfn-Debug-Details"
 TAIL_BYTES = 4096
 #: Lambda's limit on a synchronous invocation's request payload (6 MiB).
 MAX_REQUEST_BYTES = 6 * 1024 * 1024
@@ -89,6 +96,8 @@ class _InvokeApi:
 
     def handle(self, request: Request) -> Reply:
         request_id = str(uuid.uuid4())
+        if request.method == "GET" and request.target.startswith(DETAILS_PATH):
+            return self._details(request, request_id)
         if request.method != "POST":
             return _service_error(
                 405, "LocalServiceException", "LocalService", "MethodNotAllowedException", "-"
@@ -157,6 +166,16 @@ class _InvokeApi:
         )
         return Reply(status, payload, {"x-amzn-RequestId": request_id, **headers})
 
+    def _details(self, request: Request, request_id: str) -> Reply:
+        """cfn-debug's own route: one invocation's logs and AWS calls (for `run --endpoint`)."""
+        wanted = unquote(request.target[len(DETAILS_PATH) :].partition("?")[0])
+        endpoint = self.endpoint
+        details = {
+            "logs": endpoint.logs_for(wanted),
+            "aws_calls": endpoint.aws_calls_for(wanted),
+        }
+        return Reply(200, json.dumps(details).encode(), {"x-amzn-RequestId": request_id})
+
 
 def _service_error(
     status: int, error_type: str, kind: str, message: str, request_id: str | None = None
@@ -211,7 +230,8 @@ class EmbeddedEndpoint:
         self.header_timeout_s = header_timeout_s
         self.url = ""
         self._pools: dict[str, FunctionPool] = {}
-        self._logs = LogStore()
+        self._logs: LogStore[str] = LogStore()
+        self._aws_calls: LogStore[dict[str, Any]] = LogStore()
         self._server: HttpServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -297,6 +317,10 @@ class EmbeddedEndpoint:
         """The handler's lines of that invocation (one of the last 1,000), else []."""
         return self._logs.get(request_id)
 
+    def aws_calls_for(self, request_id: str) -> list[dict[str, Any]]:
+        """The AWS calls the handler made in that invocation (see aws_recorder), else []."""
+        return self._aws_calls.get(request_id)
+
     def pool(self, name: str) -> FunctionPool | None:
         return self._pools.get(name)
 
@@ -338,6 +362,9 @@ class EmbeddedEndpoint:
             payload = self._error_payload(invocation)
         lines = invocation.logs.lines()  # redacted, by pattern and by the request's values
         self._logs.put(request_id, lines)
+        calls = redact_call_dicts(invocation.logs.calls(), secrets)
+        self._aws_calls.put(request_id, calls)
+        headers[DETAILS_HEADER] = DETAILS_PATH + request_id
         report = self._report_lines(invocation, worker, started)
         if tail:
             text = "\n".join([report[0], *lines, *report[1:]]) + "\n"
@@ -348,6 +375,8 @@ class EmbeddedEndpoint:
                 self.on_log(report[0])
                 for line in lines:
                     self.on_log(line)
+                for call in calls_from_dicts(calls):
+                    self.on_log(printable(f"[aws] {call.describe()} {call.duration_ms:.1f} ms"))
                 for line in report[1:]:
                     self.on_log(line)
         return 200, payload, headers

@@ -244,6 +244,7 @@ class Worker:
             pending, self._pending = self._pending, LogBuffer()
         for line in pending.lines():
             invocation.logs.add(line)
+        invocation.logs.aws_calls.extend(pending.aws_calls)  # aws-calls hook: made at import
         self.invocations += 1
         self.taken.clear()
         self.inbox.put(invocation)

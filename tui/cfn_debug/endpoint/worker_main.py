@@ -99,6 +99,27 @@ def run_awslambdaric(handler: str) -> None:
     bootstrap.run(handler, _MarkingClient(os.environ["AWS_LAMBDA_RUNTIME_API"]))
 
 
+def _record_aws_calls() -> None:
+    """Load aws_recorder.py (beside this file, by path: nothing from cfn_debug is imported) and
+    install it; a worker that cannot record AWS calls still runs the handler."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aws_recorder.py")
+    loaded = sys.modules.get("_cfn_debug_aws_recorder")  # a fork server may have loaded it
+    if loaded is not None:
+        loaded.install()
+        return
+    try:
+        spec = importlib.util.spec_from_file_location("_cfn_debug_aws_recorder", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        module.install()
+    except Exception as error:
+        print(f"[cfn-debug] AWS calls are not recorded: {error}", file=sys.stderr)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: worker_main.py MODULE.ATTR", file=sys.stderr)
@@ -106,6 +127,7 @@ def main(argv: list[str]) -> int:
     handler = argv[1]
     keep_log_channel()
     _prepare_path(os.environ.get("LAMBDA_TASK_ROOT", os.getcwd()))
+    _record_aws_calls()  # aws-calls hook: see aws_recorder.py
     if os.environ.get(BOOTSTRAP_ENV, "auto") != "portable":
         try:
             import awslambdaric.bootstrap  # noqa: F401

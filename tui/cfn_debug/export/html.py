@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any, TextIO
 
+from cfn_debug.aws_calls import RAISED_MARK, error_text, status_text
 from cfn_debug.export.formatting import (
     delay_text,
     duration_vs_limit,
@@ -52,6 +53,7 @@ th { background: #262626; color: #9e9e9e; font-weight: normal; }
 td.num { text-align: right; }
 .success { color: #4ebf71; } .failed { color: #e5534b; } .progress { color: #ffa62b; }
 .other { color: #b0b0b0; }
+tr.call-failed td { color: #e5534b; }
 tr.success td.status { border-left: 4px solid #4ebf71; }
 tr.failed td.status { border-left: 4px solid #e5534b; }
 tr.progress td.status { border-left: 4px solid #ffa62b; }
@@ -179,6 +181,8 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
             else:
                 out.write(f"<p>Step {step.index}: {_e(problem)}</p>\n")
 
+    _write_aws_calls(run, out)
+
     logged = [s for s in run.steps if s.result.logs]
     if logged:
         out.write("<h3>Handler logs</h3>\n")
@@ -187,6 +191,28 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
                 f"Step {step.index}: {len(step.result.logs)} log line(s)", step.result.logs, out
             )
     out.write("</section>\n")
+
+
+def _write_aws_calls(run: RunRecord, out: TextIO) -> None:
+    """The AWS calls of every step; a failed call in red, the one that raised marked."""
+    if not any(step.aws_calls for step in run.steps):
+        return
+    out.write(
+        "<h3>AWS calls</h3>\n<table><tr><th>Step</th><th>Call</th><th>Status</th>"
+        "<th>Duration</th><th>Error</th><th>Parameters</th></tr>\n"
+    )
+    for step in run.steps:
+        for call in step.aws_calls:
+            row = ' class="call-failed"' if call.failed else ""
+            mark = f' <span class="must">{_e(RAISED_MARK)}</span>' if call.raised else ""
+            params = f"<pre>{_e(pretty_json(call.params))}</pre>" if call.params else ""
+            out.write(
+                f'<tr{row}><td class="num">{step.index}</td><td><code>{_e(call.name)}</code>'
+                f"{mark}</td><td>{_e(status_text(call))}</td>"
+                f'<td class="num">{call.duration_ms:.1f} ms</td><td>{_e(error_text(call))}</td>'
+                f"<td>{params}</td></tr>\n"
+            )
+    out.write("</table>\n")
 
 
 def write_html(

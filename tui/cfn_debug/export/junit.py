@@ -3,8 +3,9 @@
 ``<testsuites>`` holds one ``<testsuite>`` per run and one ``<testcase>`` per step, named
 "<event> step <n> <status>". Each MUST finding of a step is a ``<failure>`` (message, type = rule
 id); an invocation that produced no ProgressEvent (crash, timeout, unreachable, ...) is an
-``<error>``; SHOULD findings and the handler's log lines go to ``<system-out>``. Chain-level
-findings get a testcase of their own, "<event> chain". Times are seconds.
+``<error>``; SHOULD findings, the step's AWS calls and the handler's log lines go to
+``<system-out>``. Chain-level findings get a testcase of their own, "<event> chain". Times are
+seconds.
 
 Handler output may hold characters XML 1.0 cannot carry at all (ANSI colour escapes, NULs): they
 are written as visible ``\\xNN`` escapes instead of making the file unreadable.
@@ -16,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
+from cfn_debug.aws_calls import call_line
 from cfn_debug.export.formatting import contract_sentence, step_status, visible
 from cfn_debug.export.masking import Masker
 from cfn_debug.records import Action, Finding, Level, OutcomeKind, RunRecord, Step
@@ -88,11 +90,17 @@ def _write_case(
         )
     should = [f for f in findings if f.level is not Level.MUST]
     logs = step.result.logs if step is not None else []
-    if should or logs:
+    calls = step.aws_calls if step is not None else []
+    if should or logs or calls:
         out.write("      <system-out>")
         for finding in should:
             out.write(xml_text(_finding_text(finding, action)))
             out.write("\n")
+        if calls:
+            out.write("--- AWS calls ---\n")
+            for call in calls:
+                out.write(xml_text(call_line(call, params=True)))
+                out.write("\n")
         if logs:
             out.write("--- handler logs ---\n")
             for line in logs:

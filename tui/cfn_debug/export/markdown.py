@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from html import escape as html_escape
 from typing import Any, TextIO
 
+from cfn_debug.aws_calls import RAISED_MARK, error_text, status_text
 from cfn_debug.export.formatting import (
     compact_json,
     delay_text,
@@ -163,12 +164,32 @@ def _write_run(run: RunRecord, out: TextIO) -> None:
             if lines := problem_detail(step):
                 _write_details(f"Step {step.index}: {step.result.kind.value} detail", lines, out)
 
+    _write_aws_calls(run, out)
+
     logged = [s for s in run.steps if s.result.logs]
     if logged:
         out.write("### Handler logs\n\n")
         for step in logged:
             count = len(step.result.logs)
             _write_details(f"Step {step.index}: {count} log line(s)", step.result.logs, out)
+
+
+def _write_aws_calls(run: RunRecord, out: TextIO) -> None:
+    """The AWS calls of every step: one table row each, a failed one flagged, the raising one
+    marked."""
+    if not any(step.aws_calls for step in run.steps):
+        return
+    out.write("### AWS calls\n\n| Step | Call | Status | Duration | Error | Parameters |\n")
+    out.write("|---:|---|---|---:|---|---|\n")
+    for step in run.steps:
+        for call in step.aws_calls:
+            flag = f" **{RAISED_MARK}**" if call.raised else (" ❌" if call.failed else "")
+            out.write(
+                f"| {step.index} | {code(call.name)}{flag} | {text(status_text(call))} | "
+                f"{call.duration_ms:.1f} ms | {text(error_text(call))} | "
+                f"{_cell_value(call.params) if call.params else ''} |\n"
+            )
+    out.write("\n")
 
 
 def write_markdown(

@@ -118,6 +118,7 @@ _AWS_CALL: _Spec = {
     "error_message": (False, "a string or null", _is_opt_str),
     "duration_ms": (False, "a number of milliseconds", _is_number),
     "raised": (False, "true or false", lambda v: isinstance(v, bool)),
+    "attempts": (False, "an integer", _is_int),
 }
 
 

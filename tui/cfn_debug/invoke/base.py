@@ -10,6 +10,8 @@ from cfn_debug.records import InvokeResult
 
 #: request id -> the handler's log lines for that invocation (the embedded endpoint's logs_for).
 LogsHook = Callable[[str], list[str]]
+#: request id -> the AWS call records of that invocation (the embedded endpoint's aws_calls_for).
+AwsCallsHook = Callable[[str], list[dict[str, Any]]]
 
 
 def _compact(value: Any) -> str:

@@ -11,12 +11,21 @@ from urllib.parse import quote
 
 import httpx
 
-from cfn_debug.invoke.base import LogsHook, encode_payload
+from cfn_debug.aws_calls import calls_from_dicts
+from cfn_debug.invoke.base import AwsCallsHook, LogsHook, encode_payload
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
 
 #: Lambda's longest timeout; past it a local endpoint that never answers is given up on.
 DEFAULT_READ_TIMEOUT_S = 900.0
+#: The header cfn-debug's own endpoint (`serve`) names an invocation's logs-and-calls route in.
+DETAILS_HEADER = "x-cfn-debug-details"
+#: Said once, on the first step, by an invoker whose endpoint gives neither logs nor AWS calls.
+NO_DETAILS_NOTE = (
+    "[cfn-debug] {url} does not give cfn-debug the handler's logs or its AWS calls (sam local "
+    "and the Runtime Interface Emulator print them in their own terminal); `cfn-debug serve` "
+    "or the embedded endpoint (no --endpoint) show them beside every step"
+)
 
 
 def invoke_path(function_name: str) -> str:
@@ -35,7 +44,10 @@ def _decode_log_tail(value: str | None) -> list[str]:
 class LocalInvoker:
     """POST /2015-03-31/functions/{name}/invocations on ``base_url``.
 
-    ``logs`` fetches the handler's lines by request id (the embedded endpoint's ``logs_for``).
+    ``logs`` fetches the handler's lines by request id (the embedded endpoint's ``logs_for``),
+    ``aws_calls`` its AWS calls (``aws_calls_for``). Without them, an answer from cfn-debug's own
+    `serve` names a route that gives both (DETAILS_HEADER), and it is fetched; an endpoint that
+    gives neither (SAM, the emulator) is said to, once, in the first step's logs.
     ``log_tail`` sends ``X-Amz-Log-Type: Tail``: only for endpoints known to support it (SAM
     answers it with 501).
     """
@@ -45,6 +57,7 @@ class LocalInvoker:
         base_url: str,
         *,
         logs: LogsHook | None = None,
+        aws_calls: AwsCallsHook | None = None,
         log_tail: bool = False,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
         connect_timeout_s: float = 3.0,
@@ -53,7 +66,10 @@ class LocalInvoker:
         self.base_url = base_url.rstrip("/")
         self.label = self.base_url
         self._logs = logs
+        self._aws_calls = aws_calls
         self._log_tail = log_tail
+        self._noted_no_details = False
+        self._details_client: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
         self._timeout = httpx.Timeout(
             connect=connect_timeout_s, read=read_timeout_s, write=60.0, pool=connect_timeout_s
         )
@@ -132,9 +148,56 @@ class LocalInvoker:
                 result.logs = list(self._logs(request_id)) or result.logs
             except Exception as exc:  # a log hook must never lose the invocation's result
                 result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
+        await self._add_details(result, response.headers.get(DETAILS_HEADER))
         return result
 
+    async def _add_details(self, result: InvokeResult, details: str | None) -> None:
+        """The invocation's AWS calls (and logs, from `serve`), or the note that this endpoint
+        gives neither (once per invoker)."""
+        request_id = result.request_id
+        if self._aws_calls is not None and request_id:
+            try:
+                result.aws_calls = calls_from_dicts(self._aws_calls(request_id))
+            except Exception as exc:
+                result.logs = [*result.logs, f"[cfn-debug] could not fetch the AWS calls: {exc}"]
+        if self._logs is not None or self._aws_calls is not None:
+            return
+        if details and details.startswith("/"):
+            await self._fetch_details(details, result)
+        elif not result.logs and not self._noted_no_details:
+            self._noted_no_details = True
+            result.logs = [NO_DETAILS_NOTE.format(url=self.base_url)]
+
+    async def _fetch_details(self, path: str, result: InvokeResult) -> None:
+        """The invocation's logs and AWS calls from cfn-debug's `serve` (its details route)."""
+        loop = asyncio.get_running_loop()
+        if self._details_client is None or self._details_client[0] is not loop:
+            # its own client: the invoke client may not speak anything but the invoke POST
+            client = httpx.AsyncClient(timeout=self._timeout, trust_env=False)
+            self._details_client = (loop, client)
+        try:
+            response = await self._details_client[1].get(self.base_url + path)
+            details = response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError) as exc:
+            result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
+            return
+        if not isinstance(details, dict):
+            result.logs = [
+                *result.logs,
+                f"[cfn-debug] could not fetch the logs: HTTP {response.status_code} from {path}",
+            ]
+            return
+        logs = details.get("logs")
+        if isinstance(logs, list):
+            result.logs = [line for line in logs if isinstance(line, str)] or result.logs
+        calls = details.get("aws_calls")
+        if isinstance(calls, list):
+            result.aws_calls = calls_from_dicts(calls)
+
     async def aclose(self) -> None:
+        details, self._details_client = self._details_client, None
+        if details is not None and details[0] is asyncio.get_running_loop():
+            await details[1].aclose()
         client, self._client = self._client, None
         if client is not None and self._loop is asyncio.get_running_loop():
             await client.aclose()
@@ -143,3 +206,4 @@ class LocalInvoker:
         """Forget the client (its loop may be gone); connections close with their sockets."""
         self._client = None
         self._loop = None
+        self._details_client = None

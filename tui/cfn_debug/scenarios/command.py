@@ -101,6 +101,9 @@ def scenario_command(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     results: list[ScenarioResult] = []
     try:
+        from cfn_debug.headless import print_notices
+
+        notices = print_notices(console, workspace)  # a models.py out of date with the schema
         options = ScenarioOptions(
             chain=chain,
             type_configuration=type_configuration(args, workspace.schema),
@@ -143,6 +146,7 @@ def scenario_command(args: argparse.Namespace) -> int:
             "ok": all(r.outcome in _OK for r in results),
             "counts": {o.value: sum(r.outcome is o for r in results) for o in Outcome},
             "scenarios": [r.to_dict() for r in results],
+            "notices": notices,
         }
         json.dump(document, sys.stdout, indent=2, default=str, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -1,0 +1,380 @@
+"""Record every AWS API call a handler makes, from inside the worker, through botocore's events.
+
+``install()`` adds three handlers to botocore's ``BUILTIN_HANDLERS``, the list every botocore
+``Session`` registers on its event system when it is created. cloudformation-cli-python-lib
+builds a new boto3 session for every invocation, and handlers may build their own: each one
+gets the handlers, without any per-session hook. When botocore is not imported yet, the
+handlers are added the moment ``botocore.handlers`` is (an import hook), so a handler that never
+touches AWS pays nothing for it.
+
+- ``provide-client-params``: the call starts; its parameters and start time go in the call's
+  request context (a dict botocore passes to every event of one call).
+- ``after-call``: the parsed answer (HTTP status, error code and message); the call is written.
+- ``after-call-error``: no answer (connection refused, timeout); the call is written.
+
+Each call is written as one line on file descriptor 1, the pipe the endpoint reads the
+invocation's logs from: ``RECORD_MARK`` then a JSON object. The endpoint takes these lines out
+of the log (see logs.LogBuffer) and keeps them with the invocation, so a call is attributed to
+its invocation exactly as a log line is.
+
+Parameters: only the request's top-level parameters are kept; a value the service model marks
+``sensitive`` (at any depth) or whose name says it is a secret is masked, bytes and streams are
+replaced by their size, and long values are cut. The engine redacts credentials again.
+
+Like worker_main.py, this file imports nothing from cfn_debug (it is loaded by path in the
+worker) and importing it does nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import itertools
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+RECORD_MARK = "\x1e__cfn_debug_aws__ "
+#: The same text as cfn_debug.redact.REDACTED (a test keeps them equal).
+MASKED = "***REDACTED***"
+#: A string parameter longer than this is cut; a structured one whose JSON is longer is
+#: replaced by a summary. Keeps one record well under the pipe's atomic write size.
+MAX_STRING = 256
+MAX_JSON = 1024
+#: The longest record line (the endpoint reads the pipe in 64 KB chunks).
+MAX_RECORD = 32_768
+#: Parameter names that hold a secret whatever the service model says (lower case, substrings).
+SECRET_NAME_PARTS = ("password", "secret", "passphrase", "privatekey", "credentials")
+#: Tokens that are not secrets: paging, idempotency, request tokens.
+PUBLIC_TOKENS = (
+    "nexttoken",
+    "continuationtoken",
+    "clienttoken",
+    "requesttoken",
+    "paginationtoken",
+    "idempotencytoken",
+    "starttoken",
+)
+
+_T0 = "cfn_debug_t0"
+_PARAMS = "cfn_debug_params"
+_DONE = "cfn_debug_done"
+_ID = "cfn_debug_id"
+#: Call numbers, unique in the worker: a start record and the call's record share one.
+_ids = itertools.count(1)
+
+_state: dict[str, Any] = {"fd": 1, "installed": False}
+#: (service, operation) -> the masking plan of its input shape (see _plan)
+_plans: dict[tuple[str, str], Any] = {}
+
+
+# --- the botocore handlers ---------------------------------------------------------------------
+
+
+def _on_params(params: Any = None, context: Any = None, **_: Any) -> None:
+    """provide-client-params: remember the parameters and the start time. Returns None, so
+    botocore keeps the parameters as they are."""
+    if isinstance(context, dict):
+        # a copy: botocore's own handlers replace some values later (S3 Body becomes a stream)
+        context[_PARAMS] = dict(params) if isinstance(params, dict) else params
+        context[_T0] = time.perf_counter()
+
+
+def _on_after_call(
+    http_response: Any = None,
+    parsed: Any = None,
+    model: Any = None,
+    context: Any = None,
+    **_: Any,
+) -> None:
+    if not isinstance(context, dict) or _T0 not in context or context.get(_DONE):
+        return
+    elapsed_ms = (time.perf_counter() - context[_T0]) * 1000.0
+    context[_DONE] = True
+    status = getattr(http_response, "status_code", None)
+    code = message = None
+    if isinstance(parsed, dict):
+        error = parsed.get("Error")
+        if isinstance(error, dict) and (status is None or status >= 300):
+            code = _text(error.get("Code")) or None
+            message = _text(error.get("Message")) or None
+    if status is not None and status >= 300 and code is None:
+        code = str(status)
+    _write(model, context, status, code, message, elapsed_ms)
+
+
+def _on_after_call_error(exception: Any = None, context: Any = None, **kwargs: Any) -> None:
+    if not isinstance(context, dict) or _T0 not in context or context.get(_DONE):
+        return
+    elapsed_ms = (time.perf_counter() - context[_T0]) * 1000.0
+    context[_DONE] = True
+    model = context.get("cfn_debug_model")
+    message = _text(exception)[:MAX_JSON] if exception is not None else None
+    _write(
+        model,
+        context,
+        None,
+        type(exception).__name__,
+        message or None,
+        elapsed_ms,
+        event_name=kwargs.get("event_name"),
+    )
+
+
+def _on_before_call(model: Any = None, context: Any = None, **_: Any) -> None:
+    """before-call: the request is about to go out. A short start record names it, so a call
+    that never gets its answer (the function timed out, or was killed) is still on record; and
+    the model is kept for after-call-error, which carries none."""
+    if not isinstance(context, dict):
+        return
+    context["cfn_debug_model"] = model
+    call_id = context[_ID] = next(_ids)
+    try:
+        service, operation = _names(model, None)
+        start = {"id": call_id, "start": True, "service": service, "operation": operation}
+        line = RECORD_MARK + json.dumps(start, separators=(",", ":")) + "\n"
+        os.write(_state["fd"], line.encode("utf-8", errors="replace"))
+    except Exception:
+        return
+
+
+# --- the record --------------------------------------------------------------------------------
+
+
+def _write(
+    model: Any,
+    context: dict[str, Any],
+    status: int | None,
+    code: str | None,
+    message: str | None,
+    elapsed_ms: float,
+    event_name: str | None = None,
+) -> None:
+    try:
+        service, operation = _names(model, event_name)
+        record = {
+            "id": context.get(_ID),
+            "service": service,
+            "operation": operation,
+            "params": _top_level(context.get(_PARAMS), model, service, operation),
+            "http_status": status,
+            "error_code": code,
+            "error_message": message,
+            "duration_ms": round(elapsed_ms, 3),
+            "attempts": _attempts(context),
+        }
+        text = json.dumps(record, default=str, separators=(",", ":"))
+        if len(text) > MAX_RECORD:  # many large parameters: keep their names only
+            record["params"] = {key: "<cut>" for key in record["params"]}
+            text = json.dumps(record, default=str, separators=(",", ":"))[:MAX_RECORD]
+        line = RECORD_MARK + text + "\n"
+        os.write(_state["fd"], line.encode("utf-8", errors="replace"))
+    except Exception:  # recording must never change what the handler's call does
+        return
+
+
+def _attempts(context: dict[str, Any]) -> int:
+    """How many HTTP attempts botocore made (its endpoint counts them in the request context)."""
+    retries = context.get("retries")
+    attempt = retries.get("attempt") if isinstance(retries, dict) else None
+    return attempt if isinstance(attempt, int) and attempt > 0 else 1
+
+
+def _names(model: Any, event_name: str | None) -> tuple[str, str]:
+    if model is not None:
+        try:
+            return str(model.service_model.service_name), str(model.name)
+        except AttributeError:
+            pass
+    parts = (event_name or "").split(".")
+    if len(parts) >= 3:
+        return parts[1], parts[2]
+    return "?", "?"
+
+
+def _text(value: Any) -> str:
+    try:
+        return value if isinstance(value, str) else str(value)
+    except Exception:
+        return "?"
+
+
+def _secret_name(name: str) -> bool:
+    lowered = name.lower()
+    if any(part in lowered for part in SECRET_NAME_PARTS):
+        return True
+    return "token" in lowered and not lowered.endswith(PUBLIC_TOKENS)
+
+
+def _top_level(params: Any, model: Any, service: str, operation: str) -> dict[str, Any]:
+    if not isinstance(params, dict):
+        return {}
+    plan = _plan_for(model, service, operation)
+    out: dict[str, Any] = {}
+    for name, value in params.items():
+        key = str(name)
+        member_plan = plan.get(key) if isinstance(plan, dict) else None
+        if member_plan is True or _secret_name(key):
+            out[key] = MASKED
+            continue
+        out[key] = _value(value, member_plan)
+    return out
+
+
+def _value(value: Any, plan: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        if len(value) <= MAX_STRING:
+            return value
+        return value[:MAX_STRING] + f"… ({len(value)} characters)"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"<{len(value)} bytes>"
+    if hasattr(value, "read"):
+        return f"<stream {type(value).__name__}>"
+    if plan is not None:
+        value = _mask(value, plan, 0)
+    try:
+        text = json.dumps(value, default=_opaque, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
+    if len(text) <= MAX_JSON:
+        return json.loads(text)
+    if isinstance(value, dict):
+        return f"<object: {len(value)} keys, {len(text)} characters>"
+    if isinstance(value, list | tuple):
+        return f"<array: {len(value)} items, {len(text)} characters>"
+    return f"<{type(value).__name__}: {len(text)} characters>"
+
+
+def _opaque(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, set | frozenset):
+        return sorted(map(str, value))
+    return str(value)
+
+
+# --- masking what the service model marks sensitive --------------------------------------------
+# A plan mirrors a shape: True = mask the whole value; a dict = structure members to look into;
+# ("list", plan) / ("map", plan) = every item / value. None = nothing sensitive below.
+
+_MAX_SHAPE_DEPTH = 12
+
+
+def _plan_for(model: Any, service: str, operation: str) -> Any:
+    key = (service, operation)
+    if key not in _plans:
+        try:
+            shape = model.input_shape if model is not None else None
+            _plans[key] = _plan(shape, 0) if shape is not None else None
+        except Exception:
+            _plans[key] = None
+    return _plans[key]
+
+
+def _plan(shape: Any, depth: int) -> Any:
+    if shape is None or depth > _MAX_SHAPE_DEPTH:
+        return None
+    if getattr(shape, "metadata", {}).get("sensitive"):
+        return True
+    kind = getattr(shape, "type_name", "")
+    if kind == "structure":
+        members = {}
+        for name, member in shape.members.items():
+            sub = _plan(member, depth + 1)
+            if sub is not None:
+                members[name] = sub
+        return members or None
+    if kind == "list":
+        sub = _plan(shape.member, depth + 1)
+        return ("list", sub) if sub is not None else None
+    if kind == "map":
+        sub = _plan(shape.value, depth + 1)
+        return ("map", sub) if sub is not None else None
+    return None
+
+
+def _mask(value: Any, plan: Any, depth: int) -> Any:
+    if plan is True:
+        return MASKED
+    if depth > _MAX_SHAPE_DEPTH:
+        return value
+    if isinstance(plan, dict) and isinstance(value, dict):
+        return {k: (_mask(v, plan[k], depth + 1) if k in plan else v) for k, v in value.items()}
+    if isinstance(plan, tuple) and plan[0] == "list" and isinstance(value, list | tuple):
+        return [_mask(item, plan[1], depth + 1) for item in value]
+    if isinstance(plan, tuple) and plan[0] == "map" and isinstance(value, dict):
+        return {k: _mask(v, plan[1], depth + 1) for k, v in value.items()}
+    return value
+
+
+# --- installation ------------------------------------------------------------------------------
+
+HANDLERS: Sequence[tuple[str, Any]] = (
+    ("provide-client-params", _on_params),
+    ("before-call", _on_before_call),
+    ("after-call", _on_after_call),
+    ("after-call-error", _on_after_call_error),
+)
+
+
+def _register(handlers_module: ModuleType) -> None:
+    builtin = getattr(handlers_module, "BUILTIN_HANDLERS", None)
+    if isinstance(builtin, list) and HANDLERS[0] not in builtin:
+        builtin.extend(HANDLERS)
+
+
+class _AfterHandlersImport:
+    """Runs ``_register`` right after ``botocore.handlers`` is first imported: a meta path
+    finder and loader by protocol (importlib.abc is not imported: it costs a worker's start
+    more than this whole file)."""
+
+    def __init__(self) -> None:
+        self._loader: Any = None
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != "botocore.handlers":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return None
+        self._loader = spec.loader
+        spec.loader = self
+        return spec
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        _register(module)
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+def install(fd: int = 1) -> None:
+    """Record every AWS call made from now on, writing the records to ``fd``. Idempotent."""
+    _state["fd"] = fd
+    if _state["installed"]:
+        return
+    _state["installed"] = True
+    loaded = sys.modules.get("botocore.handlers")
+    if loaded is not None:
+        _register(loaded)
+    else:
+        sys.meta_path.insert(0, _AfterHandlersImport())
+
+
+def parse_record(line: str) -> dict[str, Any] | None:
+    """The call a record line holds (``RECORD_MARK`` + JSON), else None."""
+    if not line.startswith(RECORD_MARK):
+        return None
+    try:
+        record = json.loads(line[len(RECORD_MARK) :])
+    except (ValueError, RecursionError):  # not ours, or nested deeper than any real record
+        return None
+    return record if isinstance(record, dict) else None
