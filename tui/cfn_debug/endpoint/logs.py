@@ -9,7 +9,7 @@ from collections import OrderedDict, deque
 from typing import Any, Generic, TypeVar
 
 from cfn_debug.endpoint.aws_recorder import RECORD_MARK, parse_record
-from cfn_debug.redact import redact_lines
+from cfn_debug.redact import redact_lines, redact_text
 from cfn_debug.redact_stream import StreamRedactor
 
 #: What one invocation keeps from its start: a handler printing 100 MB must not fill memory.
@@ -24,6 +24,9 @@ MAX_AWS_CALLS = 1_000
 
 #: What a call whose answer never came says (see LogBuffer.calls).
 NO_ANSWER = "no answer before the invocation ended"
+
+#: A line not ended yet is kept whole up to this many characters, then shown in pieces.
+PIECE_CHARS = 65_536
 
 _T = TypeVar("_T")
 
@@ -43,6 +46,7 @@ class LogBuffer:
         "_head",
         "_head_bytes",
         "_open_calls",
+        "_partial",
         "_stream",
         "_tail",
         "aws_calls",
@@ -56,6 +60,7 @@ class LogBuffer:
         self.secrets = secrets
         self._stream = StreamRedactor(secrets)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""  # the start of a line not ended yet (kept whole up to PIECE_CHARS)
         self.aws_calls: list[dict[str, Any]] = []  # the worker's AWS call records, in order
         self.dropped_aws_calls = 0
         self._open_calls: dict[Any, int] = {}  # call id -> index of its start record
@@ -86,11 +91,16 @@ class LogBuffer:
         text = self._decoder.decode(chunk)
         *complete, rest = text.split("\n")
         for line in complete:
+            line, self._partial = self._partial + line, ""
             if self._stream.pending:
                 line = self._stream.feed(line) + self._stream.flush()
             self._add_line(line)
-        if rest:
-            released = self._stream.feed(rest)
+        self._partial += rest
+        if len(self._partial) > PIECE_CHARS:
+            # A very long line is kept in pieces; a credential cut between two pieces is still
+            # found by the stream redactor, which holds back what could be one's start.
+            released = self._stream.feed(self._partial)
+            self._partial = ""
             if released:
                 self._add_line(released)
 
@@ -151,7 +161,7 @@ class LogBuffer:
     def lines(self) -> list[str]:
         """The kept lines, credentials redacted (a line still being written included)."""
         lines = [*self._head, *self._tail]
-        rest = self._stream.peek()
+        rest = redact_text(self._stream.pending + self._partial, self.secrets)
         if rest:
             lines.extend(rest.split("\r"))
         if self.dropped_lines:
