@@ -177,6 +177,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="generated-inputs: inputs to generate from the schema (default: 20)",
     )
     scenario.add_argument("--seed", type=int, help="generated-inputs: Hypothesis seed")
+    scenario.add_argument(
+        "--generate",
+        action="store_true",
+        help="run generated-inputs too (`all` leaves it out when the project has inputs/)",
+    )
+    scenario.add_argument(
+        "--no-unique",
+        action="store_true",
+        help="send identifiers as the inputs give them (no per-run suffix)",
+    )
     scenario.add_argument("--list", action="store_true", help="list the scenarios and exit")
 
     rules = sub.add_parser("rules", help="list the contract rules the checks enforce")

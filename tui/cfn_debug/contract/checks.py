@@ -670,17 +670,22 @@ def input_no_read_only(ctx: StepContext) -> Problems:
 def input_create_only_unchanged(ctx: StepContext) -> Problems:
     """UPDATE: a createOnly property present in the desired state equals its previous value
     (CloudFormation replaces the resource instead of updating it). Only properties the request
-    specifies are compared, and only when there is a previous state."""
+    specifies are compared, and only when there is a previous state. A writeOnly property
+    absent from the previous state is not compared: the previous state is the model a handler
+    returned, which never carries writeOnly values, so "absent" there says nothing."""
     if not _first(ctx) or ctx.schema is None:
         return []
     if not isinstance(ctx.desired, dict) or not isinstance(ctx.previous, dict):
         return []
     problems: Problems = []
+    write_only = ctx.schema.write_only
     for pattern in sorted(ctx.schema.create_only):
         before = dict(expand_pattern(ctx.previous, pattern))
         for pointer, value in expand_pattern(ctx.desired, pattern):
             item = ctx.schema.pattern_of(pointer)
             old = before.get(pointer, MISSING)
+            if old is MISSING and (pattern in write_only or item in write_only):
+                continue
             if old is MISSING or canonical_key(old, ctx.schema, item) != canonical_key(
                 value, ctx.schema, item
             ):

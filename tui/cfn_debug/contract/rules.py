@@ -73,6 +73,9 @@ class Rule:
     title: str
     contract: str
     scope: str  # STEP: checked on every invocation; CHAIN: once for the whole chain
+    #: why the level is what it is, where it was changed (or chosen against the obvious
+    #: reading): `cfn-debug rules` and the README show it beside the level
+    level_reason: str = ""
 
     def contract_for(self, action: Action) -> str:
         """The contract sentences that name ``action`` (all of them when none names one)."""

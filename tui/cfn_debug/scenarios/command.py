@@ -107,8 +107,11 @@ def scenario_command(args: argparse.Namespace) -> int:
             shape=Shape(args.shape.replace("-", "_")) if args.shape else None,
             examples=args.examples,
             seed=args.seed,
+            unique=not getattr(args, "no_unique", False),
+            generate=bool(getattr(args, "generate", False)),
         )
         runner = ScenarioRunner(workspace, options)
+        chosen = runner.chosen(args.names)
         printer = None if args.json else ScenarioPrinter(console, show_logs=args.logs)
         if printer is not None:
             console.print(
