@@ -62,6 +62,8 @@ class ChainOptions:
     max_reinvoke: int = 100  # re-invocations after the first invocation
     max_delay_s: float | None = None  # cap on each callbackDelaySeconds wait
     step_mode: bool = False  # wait for ChainControl.advance() before every re-invocation
+    #: Workspace.run: READ the resource after a CREATE/UPDATE SUCCESS (cfn_debug.readback)
+    read_back: bool = True
 
 
 class ChainControl:

@@ -79,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(ui)
     ui.add_argument("--watch", action="store_true", help="re-run on every save")
     ui.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="do not READ the resource after a CREATE or UPDATE ends SUCCESS",
+    )
+    ui.add_argument(
         "--build",
         metavar="CMD",
         help="in watch mode: shell command run before each re-run (e.g. 'sam build'); "
@@ -127,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--logs", action="store_true", help="print the handler's log lines of every step"
+    )
+    run.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="do not READ the resource after a CREATE or UPDATE ends SUCCESS (by default "
+        "cfn-debug sends one with the returned identifier and compares)",
     )
     run.add_argument(
         "--watch",

@@ -135,6 +135,9 @@ class Step:
     findings: list[Finding] = field(default_factory=list)
     diff_request: list[Change] = field(default_factory=list)  # request model vs returned model
     diff_previous: list[Change] = field(default_factory=list)  # previous step's model vs this
+    #: who asked for this invocation: None for the event's own chain; "read-back" for the READ
+    #: cfn-debug sends after a CREATE/UPDATE SUCCESS (cfn_debug.readback)
+    origin: str | None = None
 
     @property
     def duration_s(self) -> float:
@@ -153,6 +156,7 @@ class Step:
             "findings": [f.to_dict() for f in self.findings],
             "diff_request": [c.to_dict() for c in self.diff_request],
             "diff_previous": [c.to_dict() for c in self.diff_previous],
+            "origin": self.origin,
         }
 
     @classmethod
@@ -169,6 +173,7 @@ class Step:
             findings=[Finding.from_dict(f) for f in data.get("findings", [])],
             diff_request=[Change.from_dict(c) for c in data.get("diff_request", [])],
             diff_previous=[Change.from_dict(c) for c in data.get("diff_previous", [])],
+            origin=data.get("origin"),
         )
 
 

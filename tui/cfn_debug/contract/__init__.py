@@ -66,6 +66,8 @@ def check_chain(
 def explain(rule_id: str) -> str:
     """How cfn-debug reads the contract for this rule: its check's docstring."""
     rule(rule_id)
-    check = STEP_CHECKS.get(rule_id) or CHAIN_CHECKS.get(rule_id)
+    from cfn_debug.contract.read_back import READ_BACK_CHECKS
+
+    check = STEP_CHECKS.get(rule_id) or CHAIN_CHECKS.get(rule_id) or READ_BACK_CHECKS.get(rule_id)
     doc = (check.__doc__ or "") if check is not None else ""
     return " ".join(doc.split())

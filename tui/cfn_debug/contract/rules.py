@@ -21,6 +21,7 @@ READ_LIST = frozenset({Action.READ, Action.LIST})
 
 STEP = "step"
 CHAIN = "chain"
+READ_BACK = "read-back"  # checked against the READ cfn-debug sends after a SUCCESS
 
 #: "MUST pass all resource contract tests": the rules `cfn test` itself asserts.
 _CONTRACT_TESTS = (
@@ -87,9 +88,15 @@ class Rule:
 
 
 def _rule(
-    id: str, level: Level, actions: frozenset[Action], title: str, contract: str, scope: str = STEP
+    id: str,
+    level: Level,
+    actions: frozenset[Action],
+    title: str,
+    contract: str,
+    scope: str = STEP,
+    reason: str = "",
 ) -> Rule:
-    return Rule(id, level, frozenset(actions), title, contract, scope)
+    return Rule(id, level, frozenset(actions), title, contract, scope, reason)
 
 
 MUST, SHOULD = Level.MUST, Level.SHOULD
@@ -262,6 +269,30 @@ CATALOGUE: tuple[Rule, ...] = (
         "The whole chain finishes within the schema's timeoutInMinutes",
         _TIMEOUT_FAILED,
         CHAIN,
+    ),
+    # --- read-back: the READ cfn-debug sends after a CREATE/UPDATE SUCCESS ---
+    _rule(
+        "read-back-succeeds",
+        MUST,
+        CREATE_UPDATE,
+        "A READ with the returned identifier succeeds after SUCCESS",
+        "After a `create` operation returns SUCCESS, a subsequent `read` request MUST succeed "
+        "when passed in the primaryIdentifier or any additionalIdentifiers associated with the "
+        "provisioned resource instance.\n"
+        "For Create and Update handlers, desired-state stabilization is satisfied when all "
+        "properties specified in the request are applied as requested. This is verified by "
+        "calling the Read handler.",
+        READ_BACK,
+    ),
+    _rule(
+        "read-back-complete",
+        MUST,
+        CREATE_UPDATE,
+        "A SUCCESS model holds every readOnly value the READ right after returns",
+        _READ_ONLY,
+        READ_BACK,
+        "read-only-properties-present is a SHOULD because a readOnly property may have no "
+        "value; the READ right after SUCCESS proves it has one, so its absence is a MUST",
     ),
     # --- input assumptions (the event, not the handler; first invocation only) ---
     _rule(

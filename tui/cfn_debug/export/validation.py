@@ -81,6 +81,7 @@ _STEP: _Spec = {
     "findings": (False, "a list of findings", _is_list),
     "diff_request": (False, "a list of changes", _is_list),
     "diff_previous": (False, "a list of changes", _is_list),
+    "origin": (False, "a string or null", _is_opt_str),
 }
 _RESULT: _Spec = {
     "kind": (True, *_one_of(OutcomeKind)),

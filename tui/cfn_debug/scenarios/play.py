@@ -8,6 +8,7 @@ create (or an upserting update) named, and deletes them all at the end, saying s
 from __future__ import annotations
 
 import copy
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -245,7 +246,9 @@ class Play:
         runner = self.runner
         workspace = runner.workspace
         if runner.options.shape is None:
-            return workspace.run(event, runner.options.chain, runner.control)
+            # the scenarios read back on their own, where the sequence says
+            options = dataclasses.replace(runner.options.chain, read_back=False)
+            return workspace.run(event, options, runner.control)
         from cfn_debug.chain import run_chain
 
         function_name, _ = workspace.function_for(event)

@@ -6,6 +6,7 @@ MemberName, both createOnly. Members live as JSON files under ``$CORPUS_STATE/me
 
 Correct by default; ``typeConfiguration.Fault`` switches on one bug:
 DropReadOnlyOnUpdate (update's SUCCESS model lacks Revision and Arn, which READ returns).
+ReadNotFound (read answers NotFound, even for a member that exists);
 DeleteRefuses (delete always ends FAILED ResourceConflict: what a cleanup cannot delete).
 IdempotentByToken makes a repeated create with the same clientRequestToken answer the
 first result instead of AlreadyExists (both are correct handlers).
@@ -134,7 +135,7 @@ def create_handler(
 def read_handler(_session: Any, request: Any, _context: Any) -> ProgressEvent:
     model: ResourceModel = request.desiredResourceState
     data = _load(model)
-    if data is None:
+    if data is None or _fault(request) == "ReadNotFound":
         raise exceptions.NotFound(TYPE_NAME, f"{model.GroupName}|{model.MemberName}")
     return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=_public(data))
 
