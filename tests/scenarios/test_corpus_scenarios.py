@@ -11,6 +11,10 @@ of these is correct, and each made cfn-debug report a MUST failure before.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -207,3 +211,29 @@ def test_a_generated_input_rejected_with_invalid_request_is_not_a_failure(
     assert result.outcome is Outcome.PASSED, result.verdicts
     assert any("rejected with FAILED InvalidRequest" in n for n in result.notes)
     assert members(state) == []
+
+
+def _scenario_cli(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CORPUS_STATE": str(state), "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", "scenario", "--project", str(MEMBER), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+
+
+def test_write_only_values_are_masked_in_scenario_output(tmp_path: Path) -> None:
+    """InitialPassword ("correct-horse", writeOnly) is in every create request: neither the
+    console report (with the handler's logs) nor --json shows it unless --reveal-write-only."""
+    secret = json.loads((MEMBER / "inputs" / "inputs_1_create.json").read_text())["InitialPassword"]
+    names = ("create-read", "update-read", "update-without-create")
+    for extra in ((), ("--json",), ("--logs",)):
+        proc = _scenario_cli(tmp_path / "state", *names, *extra)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert secret not in proc.stdout + proc.stderr, extra
+    proc = _scenario_cli(tmp_path / "state", "create-read", "--json", "--reveal-write-only")
+    assert secret in proc.stdout
+    document = json.loads(proc.stdout)
+    assert document["errors"] == [] and document["leaked"] == []

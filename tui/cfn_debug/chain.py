@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.invoke.base import Invoker
 from cfn_debug.records import (
     Action,
@@ -362,6 +363,9 @@ async def run_chain(
         yield StepCompleted(run.run_id, step)
 
         if result.kind in (OutcomeKind.UNREACHABLE, OutcomeKind.HTTP_ERROR):
+            end_reason = EndReason.ERROR
+            break
+        if infrastructure_error(result) is not None:  # not the handler's answer: exit 2
             end_reason = EndReason.ERROR
             break
         if not reinvoke:

@@ -194,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="run generated-inputs too (`all` leaves it out when the project has inputs/)",
     )
     scenario.add_argument(
+        "--reveal-write-only",
+        action="store_true",
+        help="print writeOnly property values instead of masking them",
+    )
+    scenario.add_argument(
         "--no-unique",
         action="store_true",
         help="send identifiers as the inputs give them (no per-run suffix)",

@@ -21,6 +21,7 @@ from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
 from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import Action, OutcomeKind
 from cfn_debug.schema import (
     MISSING,
@@ -106,9 +107,9 @@ def invocation_outcome(ctx: StepContext) -> Problems:
     """A crash, a timeout, a body that is not JSON or not a ProgressEvent: the handler did not
     return a ProgressEvent, which every handler MUST. An unreachable endpoint or an HTTP error
     from it says nothing about the handler (it is the tool's or the endpoint's problem), so it
-    is no finding."""
+    is no finding, nor is a function the runtime could not load (cfn_debug.infrastructure)."""
     kind = ctx.result.kind
-    if kind not in _OUTCOME_TEXT:
+    if kind not in _OUTCOME_TEXT or infrastructure_error(ctx.result) is not None:
         return []
     detail = ctx.result.error_message or ""
     if kind is OutcomeKind.CRASH and ctx.result.error_type:
@@ -195,8 +196,9 @@ def handler_exception(ctx: StepContext) -> Problems:
     is what cloudformation-cli-python-lib returns when the handler raised an exception that is
     not one of the library's: the handler did not return a ProgressEvent of its own. The
     traceback only reached the function's output; the last one in this invocation's logs is
-    quoted."""
-    if not _is_handler_exception(ctx):
+    quoted. An exception that says AWS could not be reached is not the handler's fault: the
+    chain ends as an error instead (cfn_debug.infrastructure)."""
+    if not _is_handler_exception(ctx) or infrastructure_error(ctx.result) is not None:
         return []
     found = last_traceback(ctx.result.logs)
     if found is None:

@@ -6,6 +6,8 @@ MemberName, both createOnly. Members live as JSON files under ``$CORPUS_STATE/me
 
 Correct by default; ``typeConfiguration.Fault`` switches on one bug:
 DropReadOnlyOnUpdate (update's SUCCESS model lacks Revision and Arn, which READ returns).
+AwsUnreachable (create calls an AWS endpoint nothing listens on and lets botocore's
+EndpointConnectionError through, as most handlers do: not the handler's fault);
 ReadNotFound (read answers NotFound, even for a member that exists);
 DeleteRefuses (delete always ends FAILED ResourceConflict: what a cleanup cannot delete).
 IdempotentByToken makes a repeated create with the same clientRequestToken answer the
@@ -99,6 +101,21 @@ def _public(data: dict[str, Any]) -> ResourceModel:
     )
 
 
+def _call_aws() -> None:
+    import boto3
+    from botocore.config import Config
+
+    client = boto3.client(
+        "s3",
+        endpoint_url="http://127.0.0.1:9",  # the discard port: nothing listens
+        region_name="us-east-1",
+        aws_access_key_id="corpus",
+        aws_secret_access_key="corpus-secret",
+        config=Config(retries={"max_attempts": 0}, connect_timeout=2),
+    )
+    client.list_buckets()
+
+
 def _fault(request: Any) -> str | None:
     config = request.typeConfiguration
     return config.Fault if config is not None else None
@@ -109,6 +126,8 @@ def create_handler(
     _session: Any, request: Any, _context: MutableMapping[str, Any]
 ) -> ProgressEvent:
     model: ResourceModel = request.desiredResourceState
+    if _fault(request) == "AwsUnreachable":
+        _call_aws()
     if model.GroupName not in _groups():
         return ProgressEvent.failed(
             exceptions.HandlerErrorCode.InvalidRequest, f"group {model.GroupName!r} does not exist"
