@@ -29,6 +29,7 @@ from cfn_debug.records import (
     AwaitingStep,
     ChainEvent,
     Change,
+    ChangeKind,
     DelayStarted,
     EndReason,
     Finding,
@@ -196,6 +197,8 @@ def build_step(
                 diff_request = list(
                     diff_models(original_desired, model, schema, encodings=encodings)
                 )
+                if action is Action.READ:  # its request is the identifier: all else is "added"
+                    diff_request = [c for c in diff_request if c.kind is not ChangeKind.ADDED]
             before = _returned_model(previous_steps[-1].result) if previous_steps else None
             if before is not None:
                 diff_previous = list(diff_models(before, model, schema, encodings=encodings))

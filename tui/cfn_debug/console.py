@@ -27,6 +27,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.stepsummary import list_summary
 from cfn_debug.watch import (
     BuildFinished,
     BuildStarted,
@@ -174,7 +175,12 @@ class ConsolePrinter:
         line.append_text(timing_bar(step.duration_s, step.limit_s))
         if step.callback_delay_s:
             line.append(f"  delay {step.callback_delay_s:g} s", style="dim")
+        if step.origin:  # cfn-debug's own invocation (cfn_debug.readback), not the event's
+            line.append(f"  ({step.origin} by cfn-debug)", style="dim italic")
         self.console.print(line)
+        listed = list_summary(step)
+        if listed:
+            self.console.print(f"       [dim]{escape(listed)}[/]")
         result = step.result
         if result.kind is not OutcomeKind.PROGRESS and result.error_message:
             self.console.print(f"       [magenta]{escape(result.error_message)}[/]")

@@ -126,6 +126,14 @@ async def read_step(
         previous_steps=(),
     )
     step.origin = READ_BACK
+    if step.findings:  # a value that echoes the user's invalid input was reported there
+        from cfn_debug.contract.checks import echoes_dropped
+
+        read_model = (step.result.progress or {}).get("resourceModel")
+        if schema is not None and isinstance(read_model, dict):
+            step.findings = echoes_dropped(
+                schema, event.normalized.desired, read_model, step.findings
+            )
     before = (success.result.progress or {}).get("resourceModel")
     after = (step.result.progress or {}).get("resourceModel") if step.result.progress else None
     if isinstance(before, dict) and isinstance(after, dict):

@@ -158,6 +158,11 @@ class Workspace:
             endpoint_label=self.endpoint_label,
             defaults=self.defaults,
         )
+        from cfn_debug.expectations import expected_failure, with_expectation
+
+        expected = expected_failure(event)
+        if expected is not None:  # inputs_N_invalid: FAILED InvalidRequest is its pass
+            stream = with_expectation(stream, expected)
         if not options.read_back or event.action not in (Action.CREATE, Action.UPDATE):
             return stream
         from cfn_debug.readback import with_read_back

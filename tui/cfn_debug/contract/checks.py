@@ -17,6 +17,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
+from cfn_debug.contract.constraints import with_constraint
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
 from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.contract.tracebacks import last_traceback
@@ -310,7 +311,7 @@ def model_conforms_to_schema(ctx: StepContext) -> Problems:
         for pointer, message in ctx.schema.model_errors(model):
             if skip_nulls and resolve_pointer(model, pointer) is None:
                 continue
-            problems.append((base + pointer, message))
+            problems.append((base + pointer, with_constraint(ctx.schema, model, pointer, message)))
     return problems
 
 
@@ -531,18 +532,59 @@ def no_null_properties(ctx: StepContext) -> Problems:
     ]
 
 
+def without_echoes(ctx: StepContext, findings: list[Any]) -> list[Any]:
+    """``findings`` less the model-conforms-to-schema ones at a value that merely echoes the
+    request's invalid input (same pointer, same value): input-valid reports that cause once."""
+    if ctx.schema is None or ctx.action not in (Action.CREATE, Action.UPDATE):
+        return findings  # input-valid judges CREATE and UPDATE requests only
+    original = ctx.original_desired if ctx.original_desired is not None else ctx.desired
+    return echoes_dropped(ctx.schema, original, ctx.resource_model, findings)
+
+
+def echoes_dropped(
+    schema: ResourceSchema, original: Any, model: dict[str, Any] | None, findings: list[Any]
+) -> list[Any]:
+    """``findings`` less model-conforms-to-schema ones at a value of ``model`` equal to the
+    value ``original`` (the user's request) holds there, where that request is invalid."""
+    if not any(f.rule_id == "model-conforms-to-schema" for f in findings):
+        return findings
+    if not isinstance(original, dict) or model is None:
+        return findings
+    invalid = {pointer for pointer, _ in schema.input_errors(original) if pointer}
+    if not invalid:
+        return findings
+
+    def echoed(finding: Any) -> bool:
+        pointer = finding.pointer or ""
+        if finding.rule_id != "model-conforms-to-schema":
+            return False
+        if not pointer.startswith("/resourceModel/"):
+            return False
+        inner = pointer[len("/resourceModel") :]
+        if not any(inner == p or inner.startswith(p + "/") for p in invalid):
+            return False
+        value = resolve_pointer(model, inner)
+        return value is not MISSING and value == resolve_pointer(original, inner)
+
+    return [f for f in findings if not echoed(f)]
+
+
 def read_only_properties_present(ctx: StepContext) -> Problems:
     """A SUCCESS model of CREATE, UPDATE or READ includes the readOnly properties. SHOULD:
     the contract asks for properties "that have values", and some readOnly properties have
     none for a given resource (an optional attribute never set). A nested readOnly property is
-    looked for only where its parent object is present."""
+    looked for only where its parent object is present. A missing primary identifier of a
+    CREATE/UPDATE model is primary-identifier-present's finding, not this rule's too."""
     if ctx.schema is None or ctx.status != "SUCCESS":
         return []
     model = ctx.resource_model
     if model is None:
         return []
     problems: Problems = []
-    for pattern in sorted(ctx.schema.read_only):
+    patterns = ctx.schema.read_only
+    if ctx.action in (Action.CREATE, Action.UPDATE):
+        patterns = patterns - set(ctx.schema.primary_identifier)
+    for pattern in sorted(patterns):
         tokens = split_pointer(pattern)
         for parent, value in expand_pattern(model, join_pointer("", *tokens[:-1])):
             if isinstance(value, dict) and tokens[-1] not in value:
@@ -653,7 +695,10 @@ def input_valid(ctx: StepContext) -> Problems:
         return []
     if ctx.desired is None:
         return [(REQUEST_DESIRED, "the request has no desired state")]
-    return [(REQUEST_DESIRED + p, m) for p, m in ctx.schema.input_errors(ctx.desired)]
+    return [
+        (REQUEST_DESIRED + p, with_constraint(ctx.schema, ctx.desired, p, m))
+        for p, m in ctx.schema.input_errors(ctx.desired)
+    ]
 
 
 def input_no_read_only(ctx: StepContext) -> Problems:

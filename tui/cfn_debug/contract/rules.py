@@ -294,6 +294,18 @@ CATALOGUE: tuple[Rule, ...] = (
         "read-only-properties-present is a SHOULD because a readOnly property may have no "
         "value; the READ right after SUCCESS proves it has one, so its absence is a MUST",
     ),
+    _rule(
+        "invalid-input-rejected",
+        SHOULD,
+        CREATE_UPDATE,
+        "An input that is invalid on purpose (inputs_N_invalid) is refused: FAILED InvalidRequest",
+        "The input to a `create` handler MUST be valid against the resource schema.\n"
+        "The progress event MUST return an error message and the most applicable error code.",
+        "expectation",
+        "SHOULD: the contract lets a handler assume its input is valid (CloudFormation checks "
+        "templates first), so accepting an invalid one breaks no MUST; InvalidRequest is the "
+        "most applicable answer",
+    ),
     # --- input assumptions (the event, not the handler; first invocation only) ---
     _rule(
         "input-valid",

@@ -128,6 +128,10 @@ def create_handler(
     model: ResourceModel = request.desiredResourceState
     if _fault(request) == "AwsUnreachable":
         _call_aws()
+    if model.Zone not in ("zone-a", "zone-b") or not model.MemberName:
+        return ProgressEvent.failed(
+            exceptions.HandlerErrorCode.InvalidRequest, "MemberName and a known Zone are needed"
+        )
     if model.GroupName not in _groups():
         return ProgressEvent.failed(
             exceptions.HandlerErrorCode.InvalidRequest, f"group {model.GroupName!r} does not exist"
