@@ -158,6 +158,9 @@ CATALOGUE: tuple[Rule, ...] = (
         MUTATING,
         "IN_PROGRESS callbackDelaySeconds is a whole number of seconds from 0 to 900",
         _TIMEOUT_FAILED,
+        STEP,
+        "no contract sentence fixes a range: 900 s is Lambda's longest run and a negative "
+        "delay strands the chain, but neither is written as a MUST",
     ),
     _rule(
         "read-list-not-in-progress",
@@ -222,6 +225,10 @@ CATALOGUE: tuple[Rule, ...] = (
         frozenset({Action.CREATE, Action.UPDATE, Action.READ}),
         "A SUCCESS model includes the readOnly properties",
         _READ_ONLY,
+        STEP,
+        "a readOnly property may have no value for a given resource (an optional "
+        "attribute never set), and the contract asks only for properties that have "
+        "values; read-back-complete makes it a MUST where the READ shows a value",
     ),
     _rule(
         "write-only-not-returned",
@@ -302,7 +309,7 @@ CATALOGUE: tuple[Rule, ...] = (
         "The input to a `create` handler MUST be valid against the resource schema.\n"
         "The progress event MUST return an error message and the most applicable error code.",
         "expectation",
-        "SHOULD: the contract lets a handler assume its input is valid (CloudFormation checks "
+        "the contract lets a handler assume its input is valid (CloudFormation checks "
         "templates first), so accepting an invalid one breaks no MUST; InvalidRequest is the "
         "most applicable answer",
     ),
@@ -321,6 +328,9 @@ CATALOGUE: tuple[Rule, ...] = (
         frozenset({Action.CREATE}),
         "A CREATE request sets no readOnly properties",
         "The input to a `create` handler MUST be valid against the resource schema.",
+        STEP,
+        "the contract says this only through the input being valid against the schema; a "
+        "test event with readOnly values tests something CloudFormation never sends",
     ),
     _rule(
         "input-create-only-unchanged",

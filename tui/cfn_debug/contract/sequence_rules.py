@@ -162,6 +162,9 @@ SEQUENCE_RULES: tuple[Rule, ...] = (
         "Changing a createOnly property fails NotUpdatable",
         "Any `createOnlyProperties` specified in update handler input MUST NOT be different from "
         "their previous state.\n" + _FAILED_MESSAGE,
+        "the contract lets the handler assume a createOnly property never changes "
+        "(CloudFormation replaces the resource instead), so NotUpdatable is the most "
+        "applicable answer, not a required one",
     ),
     _rule(
         "scenario-list-pagination",
