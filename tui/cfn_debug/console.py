@@ -176,7 +176,7 @@ class ConsolePrinter:
         if step.callback_delay_s:
             line.append(f"  delay {step.callback_delay_s:g} s", style="dim")
         if step.origin:  # cfn-debug's own invocation (cfn_debug.readback), not the event's
-            line.append(f"  ({step.origin} by cfn-debug)", style="dim italic")
+            line.append(f"  ({step.action.value} {step.origin} by cfn-debug)", style="dim italic")
         self.console.print(line)
         listed = list_summary(step)
         if listed:
@@ -231,8 +231,10 @@ class ConsolePrinter:
             if run.end_reason and run.end_reason is not EndReason.TERMINAL
             else ""
         )
+        own = sum(1 for s in run.steps if s.origin is None)
+        extra = "" if own == len(run.steps) else f" (+{len(run.steps) - own} by cfn-debug)"
         self.console.print(
-            f"  {verdict} {escape(status)}{reason} after {len(run.steps)} step(s), "
+            f"  {verdict} {escape(status)}{reason} after {own} step(s){extra}, "
             f"{run.total_s:.2f} s; {must} MUST, {should} SHOULD"
         )
 
