@@ -237,3 +237,29 @@ def test_write_only_values_are_masked_in_scenario_output(tmp_path: Path) -> None
     assert secret in proc.stdout
     document = json.loads(proc.stdout)
     assert document["errors"] == [] and document["leaked"] == []
+
+
+TICKET = Path(__file__).parent / "projects" / "ticket"
+
+
+def test_a_second_resource_for_the_same_token_is_still_a_must(tmp_path: Path) -> None:
+    """Corpus::Test::Ticket generates its identifier: with the NotIdempotent fault a repeated
+    request makes a second ticket, which the MUST (through the answer and list) reports; the
+    correct handler answers the first ticket again and passes both rules."""
+    state = tmp_path / "state"
+    with Workspace.open(TICKET, env_vars={"Parameters": {"CORPUS_STATE": str(state)}}) as ws:
+        good = run_scenarios(ws, fast_options(), ("create-idempotent", "update-without-create"))
+        bad = run_scenarios(
+            ws,
+            fast_options(type_configuration={"Fault": "NotIdempotent"}),
+            ("create-idempotent",),
+        )["create-idempotent"]
+    assert {n: r.outcome for n, r in good.items()} == {
+        "create-idempotent": Outcome.PASSED,
+        "update-without-create": Outcome.PASSED,
+    }
+    assert bad.outcome is Outcome.FAILED
+    verdict = next(v for v in bad.verdicts if v.rule_id == "scenario-create-idempotent")
+    assert verdict.status is VerdictStatus.FAIL and verdict.level is Level.MUST
+    assert "2 new resources" in verdict.message
+    assert bad.leaked == [] and list((state / "tickets").glob("*.json")) == []
