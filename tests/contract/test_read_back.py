@@ -75,3 +75,29 @@ def test_the_rules_explain_themselves() -> None:
         assert rule(rule_id).scope == "read-back"
         assert explain(rule_id)
     assert rule("read-back-complete").level_reason
+
+
+def test_a_nested_read_only_value_is_not_blamed_when_its_parent_is_missing() -> None:
+    from cfn_debug.schema import ResourceSchema
+
+    schema = ResourceSchema(
+        {
+            "typeName": "Corpus::Test::Nested",
+            "properties": {
+                "Id": {"type": "string"},
+                "Items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"Name": {"type": "string"}, "ItemId": {"type": "string"}},
+                    },
+                },
+            },
+            "primaryIdentifier": ["/properties/Id"],
+            "readOnlyProperties": ["/properties/Id", "/properties/Items/*/ItemId"],
+        }
+    )
+    read = success({"Id": "1", "Items": [{"Name": "a", "ItemId": "i-1"}]}, Action.READ)
+    assert read_back_findings(schema, success({"Id": "1"}), read) == []
+    found = read_back_findings(schema, success({"Id": "1", "Items": [{"Name": "a"}]}), read)
+    assert rules_of(found) == [("read-back-complete", "/resourceModel/Items/0/ItemId")]

@@ -51,7 +51,8 @@ def read_back_complete(schema: ResourceSchema | None, success: Step, read: Step)
     cannot know) is a SHOULD. Not reported: writeOnly properties (never expected in a returned
     model), empty arrays and objects (cloudformation-cli-python-lib turns them into None),
     requested properties the SUCCESS model lacks (requested-properties-returned says so
-    already) and the primary identifier (primary-identifier-present)."""
+    already), the primary identifier (primary-identifier-present), and a nested readOnly
+    property whose parent the SUCCESS model lacks altogether (one finding per cause)."""
     if schema is None or read.result.status != "SUCCESS":
         return []
     before, after = _model(success), _model(read)
@@ -63,6 +64,9 @@ def read_back_complete(schema: ResourceSchema | None, success: Step, read: Step)
         for pointer, value in expand_pattern(after, pattern):
             if value is None or value == [] or value == {}:
                 continue
+            parent = pointer.rsplit("/", 1)[0]
+            if parent and resolve_pointer(before, parent) is MISSING:
+                continue  # the whole parent is missing: that is the parent's finding
             if resolve_pointer(before, pointer) is MISSING:
                 problems.append(
                     (
