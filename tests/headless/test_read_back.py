@@ -13,7 +13,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 MEMBER = REPO / "tests" / "scenarios" / "projects" / "member"
-OPTS = ("--json", "--no-journal")
+OPTS = ("--json",)
 MODEL = {"GroupName": "engineering", "MemberName": "bob", "Zone": "zone-a"}
 
 
@@ -26,6 +26,8 @@ def run(tmp_path: Path, *events: dict[str, Any], extra: tuple[str, ...] = ()) ->
     state = tmp_path / "state"
     state.mkdir(exist_ok=True)
     env = {**os.environ, "CORPUS_STATE": str(state), "NO_COLOR": "1"}
+    if "--journal" not in extra:
+        extra = (*extra, "--no-journal")
     proc = subprocess.run(
         [
             sys.executable,
@@ -93,6 +95,16 @@ def test_a_read_only_property_dropped_on_update_is_a_must(tmp_path: Path) -> Non
         "GroupName": "engineering",
         "MemberName": "bob",
     }
+
+
+def test_the_read_back_step_reaches_the_journal_marked(tmp_path: Path) -> None:
+    from cfn_debug.session import load_journal
+
+    journal = tmp_path / "journal.jsonl"
+    proc, _ = run(tmp_path, create(), extra=("--journal", str(journal)))
+    assert proc.returncode == 0, proc.stderr
+    [loaded] = load_journal(journal).runs
+    assert [s.origin for s in loaded.steps] == [None, "read-back"]
 
 
 def test_no_read_back_turns_it_off(tmp_path: Path) -> None:

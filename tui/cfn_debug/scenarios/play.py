@@ -237,9 +237,16 @@ class Play:
         assert run is not None  # run_chain always ends with RunEnded
         self.result.actions.append(ScenarioAction(label, purpose, run, waived))
         if run.end_reason is EndReason.ERROR:
+            from cfn_debug.infrastructure import infrastructure_error
+
             last = run.steps[-1].result if run.steps else None
             detail = (last.error_message or last.kind.value) if last else "no answer"
-            raise EndpointUnusable(f"{label}: the endpoint could not be used: {detail}")
+            cause = infrastructure_error(last) if last else None
+            raise EndpointUnusable(
+                f"{label}: {cause}"
+                if cause
+                else f"{label}: the endpoint could not be used: {detail}"
+            )
         return run
 
     def _stream(self, event: Any) -> AsyncIterator[ChainEvent]:
