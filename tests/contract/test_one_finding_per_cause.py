@@ -60,11 +60,11 @@ def test_messages_name_the_constraint() -> None:
     found = findings(
         {"status": "SUCCESS", "resourceModel": {"WidgetId": "w-0123abcd", "Name": ""}},
         Action.CREATE,
-        {"Name": "ok", "Password": "seven77", "Labels": []},
+        {"Name": "n" * 65},
     )
     messages = {(f.rule_id, f.pointer): f.message for f in found}
-    assert messages[("input-valid", "/request/desiredResourceState/Password")] == (
-        "'seven77' is shorter than minLength 8"
+    assert messages[("input-valid", "/request/desiredResourceState/Name")] == (
+        "'" + "n" * 65 + "' is longer than maxLength 64"
     )
     assert messages[("model-conforms-to-schema", "/resourceModel/Name")] == (
         "'' is shorter than minLength 1"
@@ -98,3 +98,16 @@ def test_a_list_step_says_how_many_models_and_whether_a_next_token_came() -> Non
     assert listed({**page, "nextToken": "tok"}) == "3 model(s), nextToken 'tok' (more pages)"
     assert listed({**page, "resourceModels": []}) == "0 model(s), no nextToken (the last page)"
     assert listed({"status": "FAILED"}) is None
+
+
+def test_a_message_never_quotes_a_write_only_value() -> None:
+    """Outputs mask writeOnly values in models; a short one ('pw1') is too short to be scrubbed
+    from free text safely, so a finding's message does not quote it at all."""
+    found = findings(
+        {"status": "SUCCESS", "resourceModel": {"WidgetId": "w-0123abcd", "Name": "a"}},
+        Action.CREATE,
+        {"Name": "a", "Password": "pw1"},
+    )
+    [message] = [f.message for f in found if f.pointer and f.pointer.endswith("/Password")]
+    assert message == "the writeOnly value is shorter than minLength 8"
+    assert all("pw1" not in f.message for f in found)

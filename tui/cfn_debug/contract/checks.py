@@ -17,7 +17,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from cfn_debug.contract.constraints import with_constraint
+from cfn_debug.contract.constraints import is_write_only, with_constraint
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
 from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.contract.tracebacks import last_traceback
@@ -736,6 +736,11 @@ def input_create_only_unchanged(ctx: StepContext) -> Problems:
             if old is MISSING or canonical_key(old, ctx.schema, item) != canonical_key(
                 value, ctx.schema, item
             ):
+                if is_write_only(ctx.schema, pointer):  # its values are never quoted
+                    problems.append(
+                        (REQUEST_DESIRED + pointer, f"writeOnly createOnly {pointer} changes")
+                    )
+                    continue
                 was = "absent" if old is MISSING else short(old)
                 problems.append(
                     (

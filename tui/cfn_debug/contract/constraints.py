@@ -34,8 +34,34 @@ _ENDINGS: dict[str, tuple[dict[type, str], str]] = {
 _WORDING_BY_KIND = {list: ("has fewer items than", "has more items than")}
 
 
+#: what a message says instead of a writeOnly value
+WRITE_ONLY_VALUE = "the writeOnly value"
+
+
+def is_write_only(schema: ResourceSchema, pointer: str) -> bool:
+    """Is the value at this model pointer (or a parent of it) writeOnly?"""
+    if not pointer or not schema.write_only:
+        return False
+    try:
+        pattern = schema.pattern_of(pointer)
+    except Exception:
+        return False
+    return any(pattern == w or pattern.startswith(w + "/") for w in schema.write_only)
+
+
 def with_constraint(schema: ResourceSchema, model: Any, pointer: str, message: str) -> str:
-    """``message`` about the value at ``pointer`` in ``model``, with the limit it breaks."""
+    """``message`` about the value at ``pointer`` in ``model``, with the limit it breaks; a
+    writeOnly value is not quoted (the request holds it; outputs mask it there)."""
+    message = _named(schema, model, pointer, message)
+    if is_write_only(schema, pointer):
+        value = resolve_pointer(model, pointer)
+        quoted = repr(value)
+        if value is not MISSING and message.startswith(quoted):
+            message = WRITE_ONLY_VALUE + message[len(quoted) :]
+    return message
+
+
+def _named(schema: ResourceSchema, model: Any, pointer: str, message: str) -> str:
     for ending, (keywords, wording) in _ENDINGS.items():
         if not message.endswith(ending):
             continue
