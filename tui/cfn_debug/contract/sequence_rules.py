@@ -206,8 +206,8 @@ HOW: dict[str, str] = {
     "compared as multisets.",
     "scenario-list-after-create": "Create, then list, following nextToken through every page: "
     "the created primary identifier must be among the models.",
-    "scenario-list-after-update": "Create, update, then list every page: the identifier is "
-    "listed and no other listed model carries the request's unique values.",
+    "scenario-list-after-update": "Create, list, update, then list every page again: the "
+    "identifier is listed, and no identifier appears that was not listed before the update.",
     "scenario-update-not-found": "Update a primary identifier generated from the schema that "
     "was never created: FAILED NotFound with a non-empty message.",
     "scenario-not-found-after-delete": "Create, delete, then read, update or delete again: "
