@@ -263,3 +263,35 @@ def test_a_second_resource_for_the_same_token_is_still_a_must(tmp_path: Path) ->
     assert verdict.status is VerdictStatus.FAIL and verdict.level is Level.MUST
     assert "2 new resources" in verdict.message
     assert bad.leaked == [] and list((state / "tickets").glob("*.json")) == []
+
+
+def test_handler_and_input_text_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    """A control sequence in an input value (and so in the identifiers, notes and the handler's
+    messages that quote it) is printed escaped in the scenario's own lines: its notes and
+    verdicts. (The chain's step lines are console.py's, whose safety is issue 12's.)"""
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(MEMBER, project)
+    create = project / "inputs" / "inputs_1_create.json"
+    create.write_text(json.dumps({**json.loads(create.read_text()), "MemberName": "al\x1b[31mice"}))
+    env = {**os.environ, "CORPUS_STATE": str(tmp_path / "state"), "NO_COLOR": "1"}
+    env["COLUMNS"] = "400"
+    command = ["scenario", "create-create", "--project", str(project)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    own = [
+        line
+        for line in proc.stdout.splitlines()
+        if line.startswith(("  PASS", "  FAIL", "  unique values"))
+    ]
+    assert len(own) == 2, proc.stdout
+    for line in own:
+        assert "\x1b[31m" not in line
+        assert "al\\x1b[31mice" in line

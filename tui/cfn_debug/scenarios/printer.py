@@ -25,6 +25,7 @@ from cfn_debug.scenarios.results import (
     VerdictReached,
     VerdictStatus,
 )
+from cfn_debug.textsafe import printable
 
 OUTCOME_STYLE = {
     Outcome.PASSED: ("✔ passed", "bold green"),
@@ -75,7 +76,7 @@ class ScenarioPrinter:
             self.console.print(f"[dim]{escape(event.description)}[/]")
         elif isinstance(event, ActionStarted):
             tag = " [dim](cleanup)[/]" if event.purpose is Purpose.CLEANUP else ""
-            self.console.print(f"[bold cyan]» {escape(event.label)}[/]{tag}")
+            self.console.print(f"[bold cyan]» {escape(printable(event.label))}[/]{tag}")
             if event.waived:
                 self.console.print(
                     f"  [dim]expected here, not counted: {', '.join(event.waived)} (the scenario "
@@ -85,7 +86,7 @@ class ScenarioPrinter:
             self.verdict(event.verdict)
         elif isinstance(event, ScenarioNote):
             style = "yellow" if event.warning else "dim"
-            self.console.print(f"  [{style}]{escape(self.scrub.text(event.message))}[/]")
+            self.console.print(f"  [{style}]{escape(printable(self.scrub.text(event.message)))}[/]")
         elif isinstance(event, ScenarioEnded):
             self.ended(event.result)
         else:
@@ -98,7 +99,7 @@ class ScenarioPrinter:
         where = f" [cyan]{escape(verdict.pointer)}[/]" if verdict.pointer else ""
         self.console.print(
             f"  [{style}]{word}[/] {verdict.level.value} [bold]{verdict.rule_id}[/]{where}: "
-            f"{escape(self.scrub.text(verdict.message))}"
+            f"{escape(printable(self.scrub.text(verdict.message)))}"
         )
         if verdict.status is VerdictStatus.FAIL:
             for sentence in rule(verdict.rule_id).contract.splitlines():
@@ -114,7 +115,8 @@ class ScenarioPrinter:
         if result.leaked:
             extra += f"; {len(result.leaked)} resource(s) left behind"
         self.console.print(
-            f"[{style}]{word}[/] {escape(result.name)} in {result.total_s:.2f} s{escape(extra)}"
+            f"[{style}]{word}[/] {escape(result.name)} in {result.total_s:.2f} s"
+            f"{escape(printable(self.scrub.text(extra)))}"
         )
 
 
