@@ -202,8 +202,8 @@ HOW: dict[str, str] = {
     "scenario-read-identifier-only": "Create, then read with a model holding only the primary "
     "identifier: the read must end SUCCESS with the full model.",
     "scenario-read-back-equal": "Every property of the create (or update) request reads back "
-    "equal: writeOnly properties excepted, extra properties allowed, insertionOrder-false arrays "
-    "compared as multisets.",
+    "equal: writeOnly and readOnly properties excepted (as `cfn test` compares), extra "
+    "properties allowed, insertionOrder-false arrays compared as multisets.",
     "scenario-list-after-create": "Create, then list, following nextToken through every page: "
     "the created primary identifier must be among the models.",
     "scenario-list-after-update": "Create, list, update, then list every page again: the "

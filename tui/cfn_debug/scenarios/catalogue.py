@@ -546,7 +546,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "create-read",
         "create, then read",
         "Create, then read with the model create returned: it succeeds and what was requested "
-        "reads back equal (writeOnly excepted, insertionOrder-false arrays as multisets).",
+        "reads back equal (writeOnly and readOnly excepted, insertionOrder-false arrays as "
+        "multisets).",
         ("scenario-read-after-create", "scenario-read-back-equal"),
         frozenset({C, R, D}),
         create_read,
