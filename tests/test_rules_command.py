@@ -45,3 +45,19 @@ def test_readme_documents_every_rule_at_its_level() -> None:
     rows = dict(re.findall(r"^\| `([a-z0-9-]+)` \| (MUST|SHOULD) \|", README.read_text(), re.M))
     expected = {r.id: r.level.value for r in CATALOGUE + SEQUENCE_RULES}
     assert rows == expected
+
+
+def test_every_reasoned_level_shows_its_reason_in_the_readme_and_rules() -> None:
+    """A level that was changed (or chosen against the obvious reading) says why, in the
+    README's table and in `cfn-debug rules --json`."""
+    rows = dict(
+        re.findall(r"^\| `([a-z0-9-]+)` \| (?:MUST|SHOULD) \|(.*)$", README.read_text(), re.M)
+    )
+    documents = {d["id"]: d for d in json.loads(cli("rules", "--json").stdout)}
+    reasoned = [r for r in CATALOGUE + SEQUENCE_RULES if r.level_reason]
+    assert reasoned
+    for entry in reasoned:
+        assert entry.level_reason in rows[entry.id], entry.id
+        assert documents[entry.id]["level_reason"] == entry.level_reason
+    proc = cli("rules", reasoned[0].id)
+    assert f"Why {reasoned[0].level.value}: " in proc.stdout

@@ -31,8 +31,22 @@ from .helpers import (
 SIZE = (140, 45)
 
 
-async def test_good_create_chain_runs_to_success(demo_state: Path) -> None:
+async def test_a_success_is_read_back_as_cfn_debugs_own_step(demo_state: Path) -> None:
     app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=SIZE) as pilot:
+        await run_event(pilot, "create")
+        run = app.view.run
+        assert run is not None and run.final_status == "SUCCESS"
+        shown = app.view.steps or []
+        # the chain, then cfn-debug's own READ (cfn_debug.readback), marked origin "read-back"
+        assert shown[-1].origin == "read-back" and shown[-1].action.value == "READ"
+        assert all(s.origin is None for s in shown[:-1])
+        assert app.query_one(Timeline).row_count == len(shown)
+        assert [f for f in run.findings if f.level is Level.MUST] == []
+
+
+async def test_good_create_chain_runs_to_success(demo_state: Path) -> None:
+    app = CfnDebugApp(demo_config(demo_state, read_back=False))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
         run = app.view.run
@@ -192,7 +206,8 @@ async def test_skipping_a_delay(demo_state: Path) -> None:
 
 
 async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_state: Path) -> None:
-    app = CfnDebugApp(demo_config(demo_state))
+    # read_back off: the Request tab below shows the chain's last step, not cfn-debug's READ
+    app = CfnDebugApp(demo_config(demo_state, read_back=False))
     async with app.run_test(size=SIZE) as pilot:
         index = await select_event(pilot, "create")
         original = app.events[index].data

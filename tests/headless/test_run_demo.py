@@ -78,7 +78,7 @@ def test_each_fault_is_reported_with_its_rule(
 
 
 def test_create_chain_replays_callback_context(all_events_run: dict[str, Any]) -> None:
-    steps = all_events_run["create.json"]["steps"]
+    steps = [s for s in all_events_run["create.json"]["steps"] if s.get("origin") is None]
     assert [s["result"]["progress"]["status"] for s in steps][-1] == "SUCCESS"
     assert len(steps) > 1, "the demo create stabilizes over several IN_PROGRESS steps"
     # each re-invocation carries the callbackContext the previous step returned
@@ -86,6 +86,22 @@ def test_create_chain_replays_callback_context(all_events_run: dict[str, Any]) -
         assert (
             after["request"]["callbackContext"] == before["result"]["progress"]["callbackContext"]
         )
+
+
+@pytest.mark.parametrize("event", ["create.json", "update.json"])
+def test_a_create_or_update_success_is_read_back(
+    all_events_run: dict[str, Any], event: str
+) -> None:
+    """cfn-debug's own READ follows the SUCCESS, marked as its own; the run stays SUCCESS."""
+    run = all_events_run[event]
+    last = run["steps"][-1]
+    assert last["origin"] == "read-back" and last["action"] == "READ"
+    assert last["result"]["progress"]["status"] == "SUCCESS"
+    model = run["steps"][-2]["result"]["progress"]["resourceModel"]
+    sent = last["request"]["request"]["desiredResourceState"]
+    assert sent == {"WidgetId": model["WidgetId"]}
+    assert run["final_status"] == "SUCCESS"
+    assert all(s.get("origin") is None for s in all_events_run["read.json"]["steps"])
 
 
 def test_json_document_summarises_for_ci(all_events_run: dict[str, Any]) -> None:

@@ -60,6 +60,7 @@ def run_headless(event: Path, journal: Path, *extra: str) -> subprocess.Popen[by
             "100000",
             "--max-delay",
             "0",
+            "--no-read-back",  # LongChain answers every action as a chain: no READ to compare
             *extra,
         ],
         stdout=subprocess.DEVNULL,

@@ -37,6 +37,7 @@ def fast_options(**kwargs: object) -> ScenarioOptions:
         "examples": 3,
         "shrink_budget": 30,
         "seed": 6,
+        "generate": True,  # the demo has example_inputs/: `all` would leave generated-inputs out
     }
     values.update(kwargs)
     return ScenarioOptions(**values)  # type: ignore[arg-type]

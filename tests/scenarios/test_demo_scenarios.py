@@ -20,7 +20,13 @@ from conftest import empty_state, fast_options, open_demo, run_scenarios, widget
 
 ALL = {s.name for s in SCENARIOS}
 CREATING = ALL - {"list-empty", "update-without-create"}
-READING = {"create-read", "read-identifier-only", "update-read", "generated-inputs"}
+READING = {
+    "create-read",
+    "read-identifier-only",
+    "update-read",
+    "generated-inputs",
+    "create-idempotent",  # reads the resource it created, to count it
+}
 DELETING = {"delete-read", "delete-update", "delete-delete", "delete-list", "delete-create"}
 
 #: fault -> (the scenarios it must fail, the rule every one of them must name)

@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug.aws_calls import step_calls
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.invoke.base import Invoker
 from cfn_debug.records import (
     Action,
     AwaitingStep,
     ChainEvent,
     Change,
+    ChangeKind,
     DelayStarted,
     EndReason,
     Finding,
@@ -64,6 +66,8 @@ class ChainOptions:
     max_reinvoke: int = 100  # re-invocations after the first invocation
     max_delay_s: float | None = None  # cap on each callbackDelaySeconds wait
     step_mode: bool = False  # wait for ChainControl.advance() before every re-invocation
+    #: Workspace.run: READ the resource after a CREATE/UPDATE SUCCESS (cfn_debug.readback)
+    read_back: bool = True
 
 
 class ChainControl:
@@ -197,6 +201,8 @@ def build_step(
                     diff_request = list(
                         diff_models(original_desired, model, schema, encodings=encodings)
                     )
+                    if action is Action.READ:  # its request is the identifier: all else "added"
+                        diff_request = [c for c in diff_request if c.kind is not ChangeKind.ADDED]
                 before = _returned_model(previous_steps[-1].result) if previous_steps else None
                 if before is not None:
                     diff_previous = list(diff_models(before, model, schema, encodings=encodings))
@@ -400,6 +406,9 @@ async def run_chain(
         yield StepCompleted(run.run_id, step)
 
         if result.kind in (OutcomeKind.UNREACHABLE, OutcomeKind.HTTP_ERROR):
+            end_reason = EndReason.ERROR
+            break
+        if infrastructure_error(result) is not None:  # not the handler's answer: exit 2
             end_reason = EndReason.ERROR
             break
         if not reinvoke:

@@ -101,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(ui)
     ui.add_argument("--watch", action="store_true", help="re-run on every save")
     ui.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="do not READ the resource after a CREATE or UPDATE ends SUCCESS",
+    )
+    ui.add_argument(
         "--build",
         metavar="CMD",
         help="in watch mode: shell command run before each re-run (e.g. 'sam build'); "
@@ -154,6 +159,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--logs", action="store_true", help="print the handler's log lines of every step"
     )
     run.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="do not READ the resource after a CREATE or UPDATE ends SUCCESS (by default "
+        "cfn-debug sends one with the returned identifier and compares)",
+    )
+    run.add_argument(
         "--watch",
         action="store_true",
         help="run, then run again on every save of the handler sources, the schema or an "
@@ -202,6 +213,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="generated-inputs: inputs to generate from the schema (default: 20)",
     )
     scenario.add_argument("--seed", type=int, help="generated-inputs: Hypothesis seed")
+    scenario.add_argument(
+        "--generate",
+        action="store_true",
+        help="run generated-inputs too (`all` leaves it out when the project has inputs/)",
+    )
+    scenario.add_argument(
+        "--reveal-write-only",
+        action="store_true",
+        help="print writeOnly property values instead of masking them",
+    )
+    scenario.add_argument(
+        "--no-unique",
+        action="store_true",
+        help="send identifiers as the inputs give them (no per-run suffix)",
+    )
     scenario.add_argument("--list", action="store_true", help="list the scenarios and exit")
 
     rules = sub.add_parser("rules", help="list the contract rules the checks enforce")

@@ -28,6 +28,7 @@ from cfn_debug.records import (
     StepCompleted,
 )
 from cfn_debug.redact import redact_text
+from cfn_debug.stepsummary import list_summary
 from cfn_debug.textsafe import printable
 from cfn_debug.watch import (
     BuildFinished,
@@ -185,7 +186,12 @@ class ConsolePrinter:
         line.append_text(timing_bar(step.duration_s, step.limit_s))
         if step.callback_delay_s:
             line.append(f"  delay {step.callback_delay_s:g} s", style="dim")
+        if step.origin:  # cfn-debug's own invocation (cfn_debug.readback), not the event's
+            line.append(f"  ({step.action.value} {step.origin} by cfn-debug)", style="dim italic")
         self.console.print(line)
+        listed = list_summary(step)
+        if listed:
+            self.console.print(f"       [dim]{escape(listed)}[/]")
         result = step.result
         if result.kind is not OutcomeKind.PROGRESS and result.error_message:
             self.console.print(f"       [magenta]{escape(result.error_message)}[/]")
@@ -253,8 +259,10 @@ class ConsolePrinter:
             if run.end_reason and run.end_reason is not EndReason.TERMINAL
             else ""
         )
+        own = sum(1 for s in run.steps if s.origin is None)
+        extra = "" if own == len(run.steps) else f" (+{len(run.steps) - own} by cfn-debug)"
         self.console.print(
-            f"  {verdict} {escape(status)}{reason} after {len(run.steps)} step(s), "
+            f"  {verdict} {escape(status)}{reason} after {own} step(s){extra}, "
             f"{run.total_s:.2f} s; {must} MUST, {should} SHOULD"
         )
 

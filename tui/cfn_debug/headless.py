@@ -23,6 +23,30 @@ EXIT_INTERRUPTED = 130  # watch mode ends only on Ctrl-C
 
 
 def run_command(args: argparse.Namespace) -> int:
+    """`cfn-debug run`; with --json the document is printed whatever happens (an ``errors``
+    list says what went wrong), then the error goes on to cli.main as usual (exit 2)."""
+    if not getattr(args, "json", False):
+        return _run_command(args, {})
+    partial: dict[str, Any] = {}
+    try:
+        return _run_command(args, partial)
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise
+        kind = "usage or infrastructure" if isinstance(error, CfnDebugError) else "internal"
+        message = str(error) if isinstance(error, CfnDebugError) else repr(error)
+        document = _document(
+            partial.get("workspace"), partial.get("runs", []), partial.get("masked")
+        )
+        document["ok"] = False
+        document["errors"].append({"kind": kind, "message": message})
+        json.dump(document, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        raise
+
+
+def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from rich.console import Console
 
     from cfn_debug.console import ConsolePrinter, summary_line
@@ -43,12 +67,15 @@ def run_command(args: argparse.Namespace) -> int:
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
     runs: list[RunRecord] = []
+    partial["runs"] = runs
 
     workspace = open_workspace(args)
     notices = print_notices(console, workspace)
+    partial["workspace"] = workspace
     journal = _open_journal(args, workspace)
     write_only = workspace.schema.write_only if workspace.schema is not None else ()
     masked = OutputMasker(write_only, reveal=reveal)
+    partial["masked"] = masked
     if printer is not None:
         printer = MaskedPrinter(printer, masked)
 
@@ -212,13 +239,44 @@ def _watch(
     return EXIT_INTERRUPTED
 
 
-def _document(workspace: Any, runs: list[Any], masked: OutputMasker) -> dict[str, Any]:
+def _document(workspace: Any, runs: list[Any], masked: OutputMasker | None) -> dict[str, Any]:
     must = sum(len(run.must_failures) for run in runs)
+    errors = run_errors(runs)
+    schema = workspace.schema if workspace is not None else None
     return {
         "cfn_debug": __version__,
-        "endpoint": workspace.endpoint_label,
-        "type_name": workspace.schema.type_name if workspace.schema else None,
-        "ok": must == 0,
+        "endpoint": workspace.endpoint_label if workspace is not None else None,
+        "type_name": schema.type_name if schema else None,
+        "ok": must == 0 and not errors,
         "must_findings": must,
-        "runs": [masked.run_dict(run) for run in runs],
+        "runs": [masked.run_dict(run) for run in runs] if masked is not None else [],
+        "errors": errors,
     }
+
+
+def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
+    """One entry per run that could not run (EndReason.ERROR): what went wrong, in words."""
+    from cfn_debug.infrastructure import infrastructure_error
+    from cfn_debug.records import EndReason
+
+    errors = []
+    for run in runs:
+        if run.end_reason is not EndReason.ERROR:
+            continue
+        last = run.steps[-1].result if run.steps else None
+        message = "no answer"
+        if last is not None:
+            message = (
+                infrastructure_error(last)
+                or last.error_message
+                or f"{last.kind.value}" + (f" ({last.error_type})" if last.error_type else "")
+            )
+        errors.append(
+            {
+                "kind": "infrastructure",
+                "event": run.event_name,
+                "run_id": run.run_id,
+                "message": message,
+            }
+        )
+    return errors

@@ -145,6 +145,9 @@ class Step:
     diff_request: list[Change] = field(default_factory=list)  # request model vs returned model
     diff_previous: list[Change] = field(default_factory=list)  # previous step's model vs this
     aws_calls: list[AwsCall] = field(default_factory=list)  # the handler's AWS API calls, in order
+    #: who asked for this invocation: None for the event's own chain; "read-back" for the READ
+    #: cfn-debug sends after a CREATE/UPDATE SUCCESS (cfn_debug.readback)
+    origin: str | None = None
 
     @property
     def duration_s(self) -> float:
@@ -164,6 +167,7 @@ class Step:
             "diff_request": [c.to_dict() for c in self.diff_request],
             "diff_previous": [c.to_dict() for c in self.diff_previous],
             "aws_calls": [c.to_dict() for c in self.aws_calls],
+            "origin": self.origin,
         }
 
     @classmethod
@@ -181,6 +185,7 @@ class Step:
             diff_request=[Change.from_dict(c) for c in data.get("diff_request", [])],
             diff_previous=[Change.from_dict(c) for c in data.get("diff_previous", [])],
             aws_calls=[AwsCall.from_dict(c) for c in data.get("aws_calls") or []],
+            origin=data.get("origin"),
         )
 
 

@@ -22,7 +22,11 @@ def chain_options(args: argparse.Namespace) -> ChainOptions:
         raise CfnDebugError("expected a number of re-invocations >= 0", field="--max-reinvoke")
     if args.max_delay is not None and args.max_delay < 0:
         raise CfnDebugError("expected a number of seconds >= 0", field="--max-delay")
-    return ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay)
+    return ChainOptions(
+        max_reinvoke=args.max_reinvoke,
+        max_delay_s=args.max_delay,
+        read_back=not getattr(args, "no_read_back", False),
+    )
 
 
 def open_workspace(args: argparse.Namespace) -> Workspace:

@@ -18,7 +18,7 @@ from cfn_debug.events import (
 )
 from cfn_debug.invoke.base import Invoker
 from cfn_debug.project import Project, discover_project
-from cfn_debug.records import ChainEvent
+from cfn_debug.records import Action, ChainEvent
 
 if TYPE_CHECKING:
     from cfn_debug.endpoint.pyenv import ProgressCallback
@@ -152,9 +152,13 @@ class Workspace:
         options: ChainOptions,
         control: ChainControl | None = None,
     ) -> AsyncIterator[ChainEvent]:
-        """Run ``event`` as a chain: the stream of ChainEvents, ending with RunEnded."""
+        """Run ``event`` as a chain: the stream of ChainEvents, ending with RunEnded.
+
+        With ``options.read_back`` (the default), a CREATE or UPDATE that ends SUCCESS is read
+        back: one more step, origin "read-back" (see :mod:`cfn_debug.readback`)."""
         function_name, shape = self.function_for(event)
-        return run_chain(
+        control = control or ChainControl()
+        stream = run_chain(
             self.invoker,
             event,
             function_name=function_name,
@@ -164,6 +168,25 @@ class Workspace:
             control=control,
             endpoint_label=self.endpoint_label,
             defaults=self.defaults,
+        )
+        from cfn_debug.expectations import expected_failure, with_expectation
+
+        expected = expected_failure(event)
+        if expected is not None:  # inputs_N_invalid: FAILED InvalidRequest is its pass
+            stream = with_expectation(stream, expected)
+        if not options.read_back or event.action not in (Action.CREATE, Action.UPDATE):
+            return stream
+        from cfn_debug.readback import with_read_back
+
+        return with_read_back(
+            stream,
+            self.invoker,
+            event,
+            function_name=function_name,
+            shape=shape,
+            schema=self.schema,
+            defaults=self.defaults,
+            control=control,
         )
 
     def logs_for(self, request_id: str) -> list[str]:

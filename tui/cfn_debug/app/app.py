@@ -644,6 +644,7 @@ class CfnDebugApp(App[int]):
             max_reinvoke=0 if self.mode == "stop" else self.config.max_reinvoke,
             max_delay_s=self.config.max_delay,
             step_mode=self.mode == "step",
+            read_back=self.config.read_back,
         )
 
     def _start_runner(self) -> None:

@@ -36,6 +36,8 @@ class AppConfig:
     #: Snapshots and docs: durations rounded, clock times, ids and ports masked, no animation.
     deterministic: bool = False
     theme: str = "cfn-debug-dark"
+    #: READ after a CREATE/UPDATE SUCCESS (`ui --no-read-back`: False); see cfn_debug.readback
+    read_back: bool = True
     extra: dict[str, object] = field(default_factory=dict)
 
     @classmethod
@@ -58,4 +60,5 @@ class AppConfig:
             journal=Path(journal) if journal else None,
             transcript=Path(transcript) if transcript else None,
             python=getattr(args, "python", None),
+            read_back=not getattr(args, "no_read_back", False),
         )

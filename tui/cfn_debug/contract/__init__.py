@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from cfn_debug.contract.chain_checks import CHAIN_CHECKS, ChainContext
-from cfn_debug.contract.checks import STEP_CHECKS, unknown_fields
+from cfn_debug.contract.checks import STEP_CHECKS, unknown_fields, without_echoes
 from cfn_debug.contract.context import StepContext
 from cfn_debug.contract.rules import CATALOGUE, CHAIN, STEP, Rule, rule
 from cfn_debug.contract.tracebacks import FoundTraceback, last_traceback
@@ -32,7 +33,9 @@ __all__ = [
 
 
 def check_step(ctx: StepContext) -> list[Finding]:
-    """Every step-scope rule that applies to the action, on one invocation."""
+    """Every step-scope rule that applies to the action, on one invocation: one finding per
+    cause (a model value that only echoes the invalid input is left to input-valid), the
+    request's own problems (the input assumptions, a root cause) first."""
     findings: list[Finding] = []
     for entry in CATALOGUE:
         if entry.scope != STEP or ctx.action not in entry.actions:
@@ -42,6 +45,9 @@ def check_step(ctx: StepContext) -> list[Finding]:
         if entry.id == "status-valid":
             for pointer, message in unknown_fields(ctx):
                 findings.append(Finding(entry.id, Level.SHOULD, message, pointer, ctx.index))
+    if findings:
+        findings = without_echoes(ctx, findings)
+        findings.sort(key=lambda f: 0 if f.rule_id.startswith("input-") else 1)
     return findings
 
 
@@ -66,6 +72,14 @@ def check_chain(
 def explain(rule_id: str) -> str:
     """How cfn-debug reads the contract for this rule: its check's docstring."""
     rule(rule_id)
-    check = STEP_CHECKS.get(rule_id) or CHAIN_CHECKS.get(rule_id)
+    from cfn_debug.contract.read_back import READ_BACK_CHECKS
+    from cfn_debug.expectations import EXPECTATION_CHECKS
+
+    check: Any = (
+        STEP_CHECKS.get(rule_id)
+        or CHAIN_CHECKS.get(rule_id)
+        or READ_BACK_CHECKS.get(rule_id)
+        or EXPECTATION_CHECKS.get(rule_id)
+    )
     doc = (check.__doc__ or "") if check is not None else ""
     return " ".join(doc.split())

@@ -18,10 +18,12 @@ from itertools import chain
 from typing import Any
 
 from cfn_debug.aws_calls import failed_call_note
+from cfn_debug.contract.constraints import is_write_only, with_constraint
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
 from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import Action, OutcomeKind
 from cfn_debug.schema import (
     MISSING,
@@ -111,9 +113,9 @@ def invocation_outcome(ctx: StepContext) -> Problems:
     """A crash, a timeout, a body that is not JSON or not a ProgressEvent: the handler did not
     return a ProgressEvent, which every handler MUST. An unreachable endpoint or an HTTP error
     from it says nothing about the handler (it is the tool's or the endpoint's problem), so it
-    is no finding."""
+    is no finding, nor is a function the runtime could not load (cfn_debug.infrastructure)."""
     kind = ctx.result.kind
-    if kind not in _OUTCOME_TEXT:
+    if kind not in _OUTCOME_TEXT or infrastructure_error(ctx.result) is not None:
         return []
     detail = ctx.result.error_message or ""
     if kind is OutcomeKind.CRASH and ctx.result.error_type:
@@ -204,8 +206,9 @@ def handler_exception(ctx: StepContext) -> Problems:
     is what cloudformation-cli-python-lib returns when the handler raised an exception that is
     not one of the library's: the handler did not return a ProgressEvent of its own. The
     traceback only reached the function's output; the last one in this invocation's logs is
-    quoted."""
-    if not _is_handler_exception(ctx):
+    quoted. An exception that says AWS could not be reached is not the handler's fault: the
+    chain ends as an error instead (cfn_debug.infrastructure)."""
+    if not _is_handler_exception(ctx) or infrastructure_error(ctx.result) is not None:
         return []
     found = last_traceback(ctx.result.logs)
     note = failed_call_note(ctx.result.aws_calls)  # aws-calls hook
@@ -318,7 +321,7 @@ def model_conforms_to_schema(ctx: StepContext) -> Problems:
         for pointer, message in ctx.schema.model_errors(model):
             if skip_nulls and resolve_pointer(model, pointer) is None:
                 continue
-            problems.append((base + pointer, message))
+            problems.append((base + pointer, with_constraint(ctx.schema, model, pointer, message)))
     return problems
 
 
@@ -539,18 +542,59 @@ def no_null_properties(ctx: StepContext) -> Problems:
     ]
 
 
+def without_echoes(ctx: StepContext, findings: list[Any]) -> list[Any]:
+    """``findings`` less the model-conforms-to-schema ones at a value that merely echoes the
+    request's invalid input (same pointer, same value): input-valid reports that cause once."""
+    if ctx.schema is None or ctx.action not in (Action.CREATE, Action.UPDATE):
+        return findings  # input-valid judges CREATE and UPDATE requests only
+    original = ctx.original_desired if ctx.original_desired is not None else ctx.desired
+    return echoes_dropped(ctx.schema, original, ctx.resource_model, findings)
+
+
+def echoes_dropped(
+    schema: ResourceSchema, original: Any, model: dict[str, Any] | None, findings: list[Any]
+) -> list[Any]:
+    """``findings`` less model-conforms-to-schema ones at a value of ``model`` equal to the
+    value ``original`` (the user's request) holds there, where that request is invalid."""
+    if not any(f.rule_id == "model-conforms-to-schema" for f in findings):
+        return findings
+    if not isinstance(original, dict) or model is None:
+        return findings
+    invalid = {pointer for pointer, _ in schema.input_errors(original) if pointer}
+    if not invalid:
+        return findings
+
+    def echoed(finding: Any) -> bool:
+        pointer = finding.pointer or ""
+        if finding.rule_id != "model-conforms-to-schema":
+            return False
+        if not pointer.startswith("/resourceModel/"):
+            return False
+        inner = pointer[len("/resourceModel") :]
+        if not any(inner == p or inner.startswith(p + "/") for p in invalid):
+            return False
+        value = resolve_pointer(model, inner)
+        return value is not MISSING and value == resolve_pointer(original, inner)
+
+    return [f for f in findings if not echoed(f)]
+
+
 def read_only_properties_present(ctx: StepContext) -> Problems:
     """A SUCCESS model of CREATE, UPDATE or READ includes the readOnly properties. SHOULD:
     the contract asks for properties "that have values", and some readOnly properties have
     none for a given resource (an optional attribute never set). A nested readOnly property is
-    looked for only where its parent object is present."""
+    looked for only where its parent object is present. A missing primary identifier of a
+    CREATE/UPDATE model is primary-identifier-present's finding, not this rule's too."""
     if ctx.schema is None or ctx.status != "SUCCESS":
         return []
     model = ctx.resource_model
     if model is None:
         return []
     problems: Problems = []
-    for pattern in sorted(ctx.schema.read_only):
+    patterns = ctx.schema.read_only
+    if ctx.action in (Action.CREATE, Action.UPDATE):
+        patterns = patterns - set(ctx.schema.primary_identifier)
+    for pattern in sorted(patterns):
         tokens = split_pointer(pattern)
         for parent, value in expand_pattern(model, join_pointer("", *tokens[:-1])):
             if isinstance(value, dict) and tokens[-1] not in value:
@@ -661,7 +705,10 @@ def input_valid(ctx: StepContext) -> Problems:
         return []
     if ctx.desired is None:
         return [(REQUEST_DESIRED, "the request has no desired state")]
-    return [(REQUEST_DESIRED + p, m) for p, m in ctx.schema.input_errors(ctx.desired)]
+    return [
+        (REQUEST_DESIRED + p, with_constraint(ctx.schema, ctx.desired, p, m))
+        for p, m in ctx.schema.input_errors(ctx.desired)
+    ]
 
 
 def input_no_read_only(ctx: StepContext) -> Problems:
@@ -680,20 +727,30 @@ def input_no_read_only(ctx: StepContext) -> Problems:
 def input_create_only_unchanged(ctx: StepContext) -> Problems:
     """UPDATE: a createOnly property present in the desired state equals its previous value
     (CloudFormation replaces the resource instead of updating it). Only properties the request
-    specifies are compared, and only when there is a previous state."""
+    specifies are compared, and only when there is a previous state. A writeOnly property
+    absent from the previous state is not compared: the previous state is the model a handler
+    returned, which never carries writeOnly values, so "absent" there says nothing."""
     if not _first(ctx) or ctx.schema is None:
         return []
     if not isinstance(ctx.desired, dict) or not isinstance(ctx.previous, dict):
         return []
     problems: Problems = []
+    write_only = ctx.schema.write_only
     for pattern in sorted(ctx.schema.create_only):
         before = dict(expand_pattern(ctx.previous, pattern))
         for pointer, value in expand_pattern(ctx.desired, pattern):
             item = ctx.schema.pattern_of(pointer)
             old = before.get(pointer, MISSING)
+            if old is MISSING and (pattern in write_only or item in write_only):
+                continue
             if old is MISSING or canonical_key(old, ctx.schema, item) != canonical_key(
                 value, ctx.schema, item
             ):
+                if is_write_only(ctx.schema, pointer):  # its values are never quoted
+                    problems.append(
+                        (REQUEST_DESIRED + pointer, f"writeOnly createOnly {pointer} changes")
+                    )
+                    continue
                 was = "absent" if old is MISSING else short(old)
                 problems.append(
                     (

@@ -28,6 +28,7 @@ def rule_document(entry: Rule) -> dict[str, Any]:
         "title": entry.title,
         "contract": entry.contract,
         "explanation": explain(entry.id) if entry in CATALOGUE else "",
+        "level_reason": entry.level_reason,
     }
 
 
@@ -62,12 +63,18 @@ def rules_command(args: argparse.Namespace) -> int:
         if doc["explanation"]:
             console.print()
             console.print(doc["explanation"])
+        if doc["level_reason"]:
+            console.print()
+            console.print(f"Why {doc['level']}: {doc['level_reason']}")
         return 0
     table = Table("rule", "level", "scope", "actions", "what it checks", box=None)
     for entry in entries:
         doc = rule_document(entry)
         level = "[bold red]MUST[/]" if doc["level"] == "MUST" else "[yellow]SHOULD[/]"
         actions = ", ".join(a.lower() for a in doc["actions"])
-        table.add_row(doc["id"], level, doc["scope"], actions, doc["title"])
+        title = doc["title"]
+        if doc["level_reason"]:
+            title += f" [dim](why {doc['level']}: {doc['level_reason']})[/]"
+        table.add_row(doc["id"], level, doc["scope"], actions, title)
     console.print(table)
     return 0

@@ -21,6 +21,7 @@ READ_LIST = frozenset({Action.READ, Action.LIST})
 
 STEP = "step"
 CHAIN = "chain"
+READ_BACK = "read-back"  # checked against the READ cfn-debug sends after a SUCCESS
 
 #: "MUST pass all resource contract tests": the rules `cfn test` itself asserts.
 _CONTRACT_TESTS = (
@@ -73,6 +74,9 @@ class Rule:
     title: str
     contract: str
     scope: str  # STEP: checked on every invocation; CHAIN: once for the whole chain
+    #: why the level is what it is, where it was changed (or chosen against the obvious
+    #: reading): `cfn-debug rules` and the README show it beside the level
+    level_reason: str = ""
 
     def contract_for(self, action: Action) -> str:
         """The contract sentences that name ``action`` (all of them when none names one)."""
@@ -84,9 +88,15 @@ class Rule:
 
 
 def _rule(
-    id: str, level: Level, actions: frozenset[Action], title: str, contract: str, scope: str = STEP
+    id: str,
+    level: Level,
+    actions: frozenset[Action],
+    title: str,
+    contract: str,
+    scope: str = STEP,
+    reason: str = "",
 ) -> Rule:
-    return Rule(id, level, frozenset(actions), title, contract, scope)
+    return Rule(id, level, frozenset(actions), title, contract, scope, reason)
 
 
 MUST, SHOULD = Level.MUST, Level.SHOULD
@@ -148,6 +158,9 @@ CATALOGUE: tuple[Rule, ...] = (
         MUTATING,
         "IN_PROGRESS callbackDelaySeconds is a whole number of seconds from 0 to 900",
         _TIMEOUT_FAILED,
+        STEP,
+        "no contract sentence fixes a range: 900 s is Lambda's longest run and a negative "
+        "delay strands the chain, but neither is written as a MUST",
     ),
     _rule(
         "read-list-not-in-progress",
@@ -212,6 +225,10 @@ CATALOGUE: tuple[Rule, ...] = (
         frozenset({Action.CREATE, Action.UPDATE, Action.READ}),
         "A SUCCESS model includes the readOnly properties",
         _READ_ONLY,
+        STEP,
+        "a readOnly property may have no value for a given resource (an optional "
+        "attribute never set), and the contract asks only for properties that have "
+        "values; read-back-complete makes it a MUST where the READ shows a value",
     ),
     _rule(
         "write-only-not-returned",
@@ -260,6 +277,42 @@ CATALOGUE: tuple[Rule, ...] = (
         _TIMEOUT_FAILED,
         CHAIN,
     ),
+    # --- read-back: the READ cfn-debug sends after a CREATE/UPDATE SUCCESS ---
+    _rule(
+        "read-back-succeeds",
+        MUST,
+        CREATE_UPDATE,
+        "A READ with the returned identifier succeeds after SUCCESS",
+        "After a `create` operation returns SUCCESS, a subsequent `read` request MUST succeed "
+        "when passed in the primaryIdentifier or any additionalIdentifiers associated with the "
+        "provisioned resource instance.\n"
+        "For Create and Update handlers, desired-state stabilization is satisfied when all "
+        "properties specified in the request are applied as requested. This is verified by "
+        "calling the Read handler.",
+        READ_BACK,
+    ),
+    _rule(
+        "read-back-complete",
+        MUST,
+        CREATE_UPDATE,
+        "A SUCCESS model holds every readOnly value the READ right after returns",
+        _READ_ONLY,
+        READ_BACK,
+        "read-only-properties-present is a SHOULD because a readOnly property may have no "
+        "value; the READ right after SUCCESS proves it has one, so its absence is a MUST",
+    ),
+    _rule(
+        "invalid-input-rejected",
+        SHOULD,
+        CREATE_UPDATE,
+        "An input that is invalid on purpose (inputs_N_invalid) is refused: FAILED InvalidRequest",
+        "The input to a `create` handler MUST be valid against the resource schema.\n"
+        "The progress event MUST return an error message and the most applicable error code.",
+        "expectation",
+        "the contract lets a handler assume its input is valid (CloudFormation checks "
+        "templates first), so accepting an invalid one breaks no MUST; InvalidRequest is the "
+        "most applicable answer",
+    ),
     # --- input assumptions (the event, not the handler; first invocation only) ---
     _rule(
         "input-valid",
@@ -275,6 +328,9 @@ CATALOGUE: tuple[Rule, ...] = (
         frozenset({Action.CREATE}),
         "A CREATE request sets no readOnly properties",
         "The input to a `create` handler MUST be valid against the resource schema.",
+        STEP,
+        "the contract says this only through the input being valid against the schema; a "
+        "test event with readOnly values tests something CloudFormation never sends",
     ),
     _rule(
         "input-create-only-unchanged",

@@ -33,8 +33,10 @@ _FAILED_MESSAGE = (
 )
 
 
-def _rule(id: str, level: Level, actions: set[Action], title: str, contract: str) -> Rule:
-    return Rule(id, level, frozenset(actions), title, contract, SCENARIO)
+def _rule(
+    id: str, level: Level, actions: set[Action], title: str, contract: str, reason: str = ""
+) -> Rule:
+    return Rule(id, level, frozenset(actions), title, contract, SCENARIO, reason)
 
 
 SEQUENCE_RULES: tuple[Rule, ...] = (
@@ -132,13 +134,26 @@ SEQUENCE_RULES: tuple[Rule, ...] = (
     _rule(
         "scenario-create-idempotent",
         Level.MUST,
-        {_C, _L},
+        {_C, _R, _L},
         "The same clientRequestToken twice creates one resource",
-        "A `create` handler MUST be idempotent. A `create` handler MUST NOT create multiple "
-        "resources given the same idempotency token.\n"
+        "A `create` handler MUST NOT create multiple resources given the same idempotency "
+        "token.\n"
         "A `create` handler is not idempotent. Re-invoking the handler with the same "
         "idempotencyToken will cause another resource to be created, and the handler is only "
         "tracking a single resource.",
+        "MUST only for the second resource (the repeated answer itself is "
+        "scenario-create-same-token, a SHOULD)",
+    ),
+    _rule(
+        "scenario-create-same-token",
+        Level.SHOULD,
+        {_C},
+        "The same clientRequestToken twice gets the first answer",
+        "A `create` handler MUST be idempotent.",
+        "was part of the MUST scenario-create-idempotent: a handler that keys its resource by a "
+        "name the user gives cannot tell its own retry from a new request without keeping the "
+        "token, and answering AlreadyExists then creates nothing twice; the contract does not "
+        "say what a repeated request must be answered",
     ),
     _rule(
         "scenario-create-only-not-updatable",
@@ -147,6 +162,9 @@ SEQUENCE_RULES: tuple[Rule, ...] = (
         "Changing a createOnly property fails NotUpdatable",
         "Any `createOnlyProperties` specified in update handler input MUST NOT be different from "
         "their previous state.\n" + _FAILED_MESSAGE,
+        "the contract lets the handler assume a createOnly property never changes "
+        "(CloudFormation replaces the resource instead), so NotUpdatable is the most "
+        "applicable answer, not a required one",
     ),
     _rule(
         "scenario-list-pagination",
@@ -184,12 +202,12 @@ HOW: dict[str, str] = {
     "scenario-read-identifier-only": "Create, then read with a model holding only the primary "
     "identifier: the read must end SUCCESS with the full model.",
     "scenario-read-back-equal": "Every property of the create (or update) request reads back "
-    "equal: writeOnly properties excepted, extra properties allowed, insertionOrder-false arrays "
-    "compared as multisets.",
+    "equal: writeOnly and readOnly properties excepted (as `cfn test` compares), extra "
+    "properties allowed, insertionOrder-false arrays compared as multisets.",
     "scenario-list-after-create": "Create, then list, following nextToken through every page: "
     "the created primary identifier must be among the models.",
-    "scenario-list-after-update": "Create, update, then list every page: the identifier is "
-    "listed and no other listed model carries the request's unique values.",
+    "scenario-list-after-update": "Create, list, update, then list every page again: the "
+    "identifier is listed, and no identifier appears that was not listed before the update.",
     "scenario-update-not-found": "Update a primary identifier generated from the schema that "
     "was never created: FAILED NotFound with a non-empty message.",
     "scenario-not-found-after-delete": "Create, delete, then read, update or delete again: "
@@ -198,8 +216,11 @@ HOW: dict[str, str] = {
     "identifier must not be listed.",
     "scenario-create-after-delete": "Create, delete, then create the same input again: it must "
     "not end FAILED AlreadyExists.",
-    "scenario-create-idempotent": "Create twice with the same clientRequestToken: both chains "
-    "must name the same identifier, and list must show one resource, not two.",
+    "scenario-create-idempotent": "List, create twice with the same clientRequestToken, read "
+    "the first identifier and list again: the repeated request must not name another "
+    "identifier, the read must succeed, and list must show one new resource, not two.",
+    "scenario-create-same-token": "Create twice with the same clientRequestToken: the repeated "
+    "request should end SUCCESS with the first identifier (AlreadyExists is a SHOULD failure).",
     "scenario-create-only-not-updatable": "Create, then update with a createOnly property "
     "changed: the most applicable answer is FAILED NotUpdatable (SHOULD: the contract lets the "
     "handler assume it never happens, CloudFormation replaces the resource instead).",

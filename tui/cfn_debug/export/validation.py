@@ -82,6 +82,7 @@ _STEP: _Spec = {
     "diff_request": (False, "a list of changes", _is_list),
     "diff_previous": (False, "a list of changes", _is_list),
     "aws_calls": (False, "a list of AWS calls", _is_list),
+    "origin": (False, "a string or null", _is_opt_str),
 }
 _RESULT: _Spec = {
     "kind": (True, *_one_of(OutcomeKind)),

@@ -163,41 +163,56 @@ async def create_create(p: Play) -> None:
 
 
 async def create_idempotent(p: Play) -> None:
+    before = await p.list_all("list before creating")
+    known = before.identifiers(p.schema) if before.complete else None
     token = str(uuid.uuid4())
     created = await p.setup_create("create", token=token)
     if created is None:
         return
     label = "create again with the same clientRequestToken"
     again = await p.create(p.create_input, label, token=token)
-    problems: list[str] = []
-    if not succeeded(again.run):
-        problems.append(f"the repeated request ended {describe(again.run)}, not SUCCESS")
-    elif again.identifier != created.identifier:
-        problems.append(
-            f"the repeated request named {identifier_text(again.identifier)}, the first "
-            f"{identifier_text(created.identifier)}"
+    first = identifier_text(created.identifier)
+    # SHOULD: answering the repeated request as the first was answered
+    if succeeded(again.run) and again.identifier == created.identifier:
+        p.verdict(
+            "scenario-create-same-token",
+            True,
+            f"the repeated request ended SUCCESS naming {first}, as the first did",
+            label,
         )
-    listing = await p.list_all()
-    if listing.runs and succeeded(listing.runs[-1]):
-        mine = _same_request(p, listing.models)
-        ids = {identifier_key(p.schema.identifier_of(m)) for m in mine}
-        if len(ids) > 1:
-            problems.append(f"list shows {len(ids)} resources made from this one request")
-        elif identifier_key(created.identifier) not in listing.identifiers(p.schema):
-            problems.append(f"list does not show {identifier_text(created.identifier)}")
+    elif not (succeeded(again.run) and again.identifier):
+        p.verdict(
+            "scenario-create-same-token",
+            False,
+            f"the repeated request ended {describe(again.run)}: a retry of the same request "
+            "should get the first request's answer",
+            label,
+            "/errorCode" if failed_with(again.run, "AlreadyExists") else None,
+        )
+    # MUST: one resource, checked through the answer, read and list
+    problems: list[str] = []
+    if succeeded(again.run) and again.identifier and again.identifier != created.identifier:
+        problems.append(
+            f"the repeated request named {identifier_text(again.identifier)}, the first {first}"
+        )
+    read = await p.read(identifier_model(created.identifier or {}), f"read {first}")
+    if not succeeded(read):
+        problems.append(f"read of {first} ended {describe(read)}")
+    listing = await p.list_all("list after both requests")
+    counted = ""
+    if listing.complete:
+        listed = listing.identifiers(p.schema)
+        if identifier_key(created.identifier) not in listed:
+            problems.append(f"list does not show {first}")
+        if known is not None:
+            new = listed - known
+            counted = f"; list shows {len(new)} new resource(s)"
+            if len(new) > 1:
+                problems.append(f"list shows {len(new)} new resources after the two requests")
     else:
-        problems.append("list did not succeed, so the resources could not be counted")
-    text = "; ".join(problems) or (
-        f"both requests named {identifier_text(created.identifier)}, and list shows one resource"
-    )
+        problems.append("list did not complete, so the resources could not be counted")
+    text = "; ".join(problems) or f"one resource, {first}: read succeeds{counted}"
     p.verdict("scenario-create-idempotent", not problems, text, label)
-
-
-def _same_request(p: Play, models: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Listed models carrying this run's unique values (when list returns them)."""
-    if not p.unique_values:
-        return []
-    return [m for m in models if all(m.get(k) == v for k, v in p.unique_values.items())]
 
 
 async def update_read(p: Play) -> None:
@@ -205,9 +220,12 @@ async def update_read(p: Play) -> None:
     if created is None:
         return
     desired = p.update_request(created)
-    if await p.setup_update(created) is None:
+    updated = await p.setup_update(created)
+    if updated is None:
         return
-    run = await p.read(created.model, "read back")
+    # read with the model the update returned, as `cfn test` does (the create's may be stale)
+    returned = model_of(updated) or created.model
+    run = await p.read({**returned, **identifier_model(created.identifier or {})}, "read back")
     if not succeeded(run):
         p.verdict("scenario-read-back-equal", False, f"read ended {describe(run)}", "read back")
         return
@@ -218,31 +236,33 @@ async def update_list(p: Play) -> None:
     created = await p.setup_create()
     if created is None:
         return
+    before = await p.list_all("list before the update")
     if await p.setup_update(created) is None:
         return
     listing = await p.list_all()
     if not _listed(p, "scenario-list-after-update", created.identifier, listing, present=True):
         return
-    mine = {identifier_key(p.schema.identifier_of(m)) for m in _same_request(p, listing.models)}
-    if len(mine) > 1:
-        p.verdict(
-            "scenario-list-after-update",
-            False,
-            f"{len(mine)} listed resources carry this run's unique values: the update made one",
-            "list",
-        )
+    if before.complete and listing.complete:  # what the update added, whatever its names
+        new = listing.identifiers(p.schema) - before.identifiers(p.schema)
+        if new:
+            p.verdict(
+                "scenario-list-after-update",
+                False,
+                f"{len(new)} resource(s) listed after the update that were not before it: "
+                "the update made a new one",
+                "list",
+            )
 
 
 async def update_without_create(p: Play) -> None:
-    from cfn_debug.scenarios.generate import fresh_identifier
-
-    identifier = fresh_identifier(p.schema)
+    identifier = _never_created_identifier(p)
     base = p.runner.inputs.update or p.runner.default_update()
-    desired = {**p.create_input, **base, **p.unique_values, **identifier_model(identifier)}
-    for name in create_only_names(p.schema, p.create_input):
-        desired[name] = p.create_input[name]
-    label = f"update {identifier_text(identifier)}, which was never created"
     previous = {**p.create_input, **identifier_model(identifier)}
+    desired = {**p.create_input, **base, **p.unique_values}
+    for name in create_only_names(p.schema, previous):
+        desired[name] = previous[name]  # createOnly (and identifier) values as in previous
+    desired.update(identifier_model(identifier))
+    label = f"update {identifier_text(identifier)}, which was never created"
     run = await p.update(desired, previous, label)
     ok = failed_with(run, "NotFound") and bool(message_of(run).strip())
     text = f"the update ended {describe(run)}"
@@ -255,14 +275,55 @@ async def update_without_create(p: Play) -> None:
     p.verdict("scenario-update-not-found", ok, text, label, "/errorCode")
 
 
+def _never_created_identifier(p: Play) -> dict[str, Any]:
+    """A primary identifier no resource has: settable parts from the create input, with a fresh
+    suffix where a suffix is allowed (a reference keeps its value: the group exists, the member
+    does not); readOnly parts generated from the schema."""
+    from cfn_debug.scenarios.generate import fresh_identifier
+
+    generated = fresh_identifier(p.schema)
+    fresh, changed = make_unique(
+        p.schema,
+        p.runner.inputs.create,
+        unique_suffix(),
+        p.runner.inputs.unique_exempt | p.runner.options.unique_exempt,
+    )
+    own = p.schema.identifier_of(fresh)
+    if own is not None and any(
+        "/" + name.replace("~", "~0").replace("/", "~1") in own for name in changed
+    ):
+        return own
+    return generated
+
+
+def _other_value(p: Play, name: str) -> Any:
+    """Another value for createOnly ``name`` the schema accepts, or the same one when none is
+    found: another ``enum`` member, else the string with a fresh suffix."""
+    value = p.create_input[name]
+    for sub in p.schema.subschemas("/" + name.replace("~", "~0").replace("/", "~1")):
+        choices = sub.get("enum")
+        if isinstance(choices, list):
+            return next((c for c in choices if c != value), value)
+    if isinstance(value, str):
+        return unique_value(p.schema, {**p.create_input}, name, unique_suffix())
+    return value
+
+
 async def update_create_only(p: Play) -> None:
+    identifier = set(p.schema.primary_identifier)
+    # not an identifier part (changing one addresses another resource), not writeOnly (the
+    # previous state never shows it), not a reference (another value names nothing)
     names = [
-        n for n in create_only_names(p.schema, p.create_input) if isinstance(p.create_input[n], str)
+        n
+        for n in create_only_names(p.schema, p.create_input)
+        if "/" + n.replace("~", "~0").replace("/", "~1") not in identifier | p.schema.write_only
+        and not any("relationshipRef" in sub for sub in p.schema.subschemas("/" + n))
+        and _other_value(p, n) != p.create_input[n]
     ]
     if not names:
         p.skip(
             "scenario-create-only-not-updatable",
-            "no settable createOnly string property in the create input",
+            "no createOnly property outside the identifier with another valid value",
         )
         return
     created = await p.setup_create()
@@ -270,11 +331,7 @@ async def update_create_only(p: Play) -> None:
         return
     name = names[0]
     desired = p.update_request(created)
-    original = p.runner.inputs.create
-    changed = unique_value(p.schema, {**original}, name, unique_suffix())
-    if changed == desired[name]:
-        p.skip("scenario-create-only-not-updatable", f"no other valid value for {name} found")
-        return
+    changed = _other_value(p, name)
     desired[name] = changed
     label = f"update with createOnly {name} changed to {changed!r}"
     # The request breaks an input assumption on purpose: that finding is the premise here.
@@ -340,6 +397,9 @@ async def delete_create(p: Play) -> None:
         return
     label = "create the same input again"
     again = await p.create(p.create_input, label)
+    if failed_with(again.run, "AlreadyExists") and p.runner.leaked:
+        p.leak_skip(f"the create after delete ended {describe(again.run)}")
+        return
     ok = not failed_with(again.run, "AlreadyExists")
     p.verdict(
         "scenario-create-after-delete",
@@ -360,15 +420,18 @@ async def generated_inputs(p: Play) -> None:
         return
     loop = asyncio.get_running_loop()
     overrides = p.runner.inputs.overrides.get("CREATE", {})
+    rejected: list[dict[str, Any]] = []
 
     async def attempt(model: dict[str, Any]) -> Attempt:
         from cfn_debug.scenarios.inputs import apply_overrides
 
         sub = PlayClass(p.runner, p.name, p.result.title, p.emit, quiet=True)
         sent = apply_overrides(model, overrides) if overrides else model
-        sent, sub.unique_values = make_unique(p.schema, sent, sub.suffix)
+        sent, sub.unique_values = sub.make_unique(sent)
         sub.create_input = sent
         reasons = await _try_generated(sub, sent)
+        if sub.result.notes and not reasons:
+            rejected.append(model)
         try:
             await sub.cleanup()
         except Exception as error:  # reported with the attempt; the search goes on
@@ -387,11 +450,18 @@ async def generated_inputs(p: Play) -> None:
         seed=options.seed,
     )
     p.result.examples_run = found.attempts
+    if rejected:
+        p.note(
+            f"{len(rejected)} generated input(s) rejected with FAILED InvalidRequest: not judged "
+            "(the schema cannot express every rule of the service)"
+        )
     if found.failure is None:
+        judged = found.attempts - len(rejected)
         p.verdict(
             "scenario-generated-inputs",
             True,
-            f"{found.attempts} generated input(s) created, read back equal and deleted",
+            f"{judged} generated input(s) created, read back equal and deleted"
+            + (f"; {len(rejected)} rejected with InvalidRequest" if rejected else ""),
         )
         return
     failure = found.failure
@@ -421,6 +491,11 @@ async def _try_generated(sub: Play, model: dict[str, Any]) -> list[str]:
 
     created = await sub.create(model, "create (generated input)")
     findings(created.run, "create")
+    if failed_with(created.run, "InvalidRequest") and not created.run.must_failures:
+        # the schema cannot say everything the service refuses: rejecting an input it allows
+        # is the handler's right, and FAILED InvalidRequest is the way to say so
+        sub.result.notes.append("rejected with InvalidRequest (not judged)")
+        return reasons
     if not succeeded(created.run):
         reasons.append(f"create ended {describe(created.run)}")
         return reasons
@@ -471,7 +546,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         "create-read",
         "create, then read",
         "Create, then read with the model create returned: it succeeds and what was requested "
-        "reads back equal (writeOnly excepted, insertionOrder-false arrays as multisets).",
+        "reads back equal (writeOnly and readOnly excepted, insertionOrder-false arrays as "
+        "multisets).",
         ("scenario-read-after-create", "scenario-read-back-equal"),
         frozenset({C, R, D}),
         create_read,
@@ -504,10 +580,10 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "create-idempotent",
         "the same clientRequestToken twice",
-        "Create twice with one clientRequestToken: one resource, the same identifier, checked "
-        "through list.",
-        ("scenario-create-idempotent",),
-        frozenset({C, L, D}),
+        "Create twice with one clientRequestToken: one resource (checked through read and "
+        "list); the repeated request should get the first answer.",
+        ("scenario-create-idempotent", "scenario-create-same-token"),
+        frozenset({C, R, L, D}),
         create_idempotent,
     ),
     Scenario(
@@ -521,7 +597,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "update-list",
         "update, then list",
-        "Create, update, then list: the identifier is still listed, and only once.",
+        "Create, update, then list: the identifier is still listed, and the update made no "
+        "new resource (list before and after).",
         ("scenario-list-after-update",),
         frozenset({C, U, L, D}),
         update_list,

@@ -74,6 +74,63 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
 
 
 def scenario_command(args: argparse.Namespace) -> int:
+    """`cfn-debug scenario`; with --json the document is printed whatever happens (an ``errors``
+    list says what went wrong), then the error goes on to cli.main as usual (exit 2)."""
+    if not getattr(args, "json", False) or getattr(args, "list", False):
+        return _scenario_command(args, {})
+    partial: dict[str, Any] = {}
+    try:
+        return _scenario_command(args, partial)
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise
+        kind = "usage or infrastructure" if isinstance(error, CfnDebugError) else "internal"
+        document = _document(args, partial)
+        document["ok"] = False
+        document["errors"].append(
+            {"kind": kind, "message": str(error) if kind != "internal" else repr(error)}
+        )
+        json.dump(document, sys.stdout, indent=2, default=str, ensure_ascii=False)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        raise
+
+
+def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, Any]:
+    """The --json document from what there is: the workspace, runner and results so far."""
+    from cfn_debug.scenarios.masking import masked_results
+    from cfn_debug.scenarios.results import Outcome
+
+    workspace = partial.get("workspace")
+    runner = partial.get("runner")
+    results = partial.get("results", [])
+    schema = workspace.schema if workspace is not None else None
+    errors = [
+        {"kind": "infrastructure", "scenario": r.name, "message": r.error or "could not run"}
+        for r in results
+        if r.outcome is Outcome.ERROR
+    ]
+    write_only = schema.write_only if schema is not None else ()
+    reveal = bool(getattr(args, "reveal_write_only", False))
+    return {
+        "cfn_debug": __version__,
+        "endpoint": workspace.endpoint_label if workspace is not None else None,
+        "type_name": schema.type_name if schema else None,
+        "inputs": runner.inputs.source if runner is not None else None,
+        "type_configuration": partial.get("type_configuration"),
+        "ok": all(r.outcome in _OK for r in results) and not errors,
+        "counts": {o.value: sum(r.outcome is o for r in results) for o in Outcome},
+        "scenarios": masked_results(results, write_only, reveal=reveal),
+        "leaked": [
+            {"scenario": name, "identifier": identifier}
+            for name, identifier in (runner.leaked if runner is not None else [])
+        ],
+        "errors": errors,
+        "notices": partial.get("notices", []),
+    }
+
+
+def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from rich.console import Console
 
     from cfn_debug.events import Shape
@@ -99,20 +156,36 @@ def scenario_command(args: argparse.Namespace) -> int:
         raise CfnDebugError("expected a number of inputs >= 0", field="--examples")
 
     workspace = open_workspace(args)
+    partial["workspace"] = workspace
     results: list[ScenarioResult] = []
+    partial["results"] = results
     try:
         from cfn_debug.headless import print_notices
 
-        notices = print_notices(console, workspace)  # a models.py out of date with the schema
+        partial["notices"] = print_notices(console, workspace)  # models.py out of date
         options = ScenarioOptions(
             chain=chain,
             type_configuration=type_configuration(args, workspace.schema),
             shape=Shape(args.shape.replace("-", "_")) if args.shape else None,
             examples=args.examples,
             seed=args.seed,
+            unique=not getattr(args, "no_unique", False),
+            generate=bool(getattr(args, "generate", False)),
         )
+        partial["type_configuration"] = options.type_configuration
         runner = ScenarioRunner(workspace, options)
-        printer = None if args.json else ScenarioPrinter(console, show_logs=args.logs)
+        partial["runner"] = runner
+        chosen = runner.chosen(args.names)
+        printer = (
+            None
+            if args.json
+            else ScenarioPrinter(
+                console,
+                show_logs=args.logs,
+                write_only=workspace.schema.write_only if workspace.schema else (),
+                reveal=bool(getattr(args, "reveal_write_only", False)),
+            )
+        )
         if printer is not None:
             console.print(
                 f"[bold]{len(chosen)} contract scenario(s)[/] for "
@@ -137,17 +210,7 @@ def scenario_command(args: argparse.Namespace) -> int:
         workspace.close()
 
     if args.json:
-        document = {
-            "cfn_debug": __version__,
-            "endpoint": workspace.endpoint_label,
-            "type_name": workspace.schema.type_name if workspace.schema else None,
-            "inputs": runner.inputs.source,
-            "type_configuration": options.type_configuration,
-            "ok": all(r.outcome in _OK for r in results),
-            "counts": {o.value: sum(r.outcome is o for r in results) for o in Outcome},
-            "scenarios": [r.to_dict() for r in results],
-            "notices": notices,
-        }
+        document = _document(args, partial)
         json.dump(document, sys.stdout, indent=2, default=str, ensure_ascii=False)
         sys.stdout.write("\n")
     else:

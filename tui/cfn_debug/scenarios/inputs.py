@@ -5,9 +5,13 @@ Sources, in `cfn test`'s order: the project's ``inputs/`` (or ``example_inputs/`
 over inputs generated from the schema; else the project's own CREATE and UPDATE events; else
 inputs generated from the schema alone.
 
-Natural keys collide between scenarios (a second create of the same Name is AlreadyExists), so
-:func:`make_unique` gives every string that is required, createOnly or an additional identifier
-a per-run suffix, as long as the schema still accepts it.
+Identifiers the handler is given collide between scenarios (a second create of the same name is
+AlreadyExists), so :func:`make_unique` gives a per-run suffix to a string that is (part of) the
+primary or an additional identifier and that the user sets (not readOnly), as long as the suffix
+cannot change what the value means: never to a reference to a pre-existing resource (the
+schema's ``relationshipRef``, a value that came from an export, ``--export`` or a ``{{...}}``
+placeholder), an ARN, or a value whose ``enum``, ``const`` or ``format`` a suffix would break
+(a ``pattern`` is kept when the suffixed value still matches it).
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug.errors import EventError
 from cfn_debug.events import read_json
 from cfn_debug.records import Action
-from cfn_debug.schema import MISSING, ResourceSchema, resolve_pointer, split_pointer
+from cfn_debug.schema import (
+    MISSING,
+    ResourceSchema,
+    join_pointer,
+    resolve_pointer,
+    split_pointer,
+)
 
 if TYPE_CHECKING:
     from cfn_debug.project import Project
@@ -39,6 +49,11 @@ class ScenarioInputs:
     update: dict[str, Any] | None  # None: no update input (update scenarios derive one)
     source: str  # where they came from, for the report
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # pointer -> value
+    #: model pointers whose value must never get a unique suffix: values that are a whole
+    #: ``{{...}}`` placeholder in the input file (an export of the setup stack) or that the caller
+    #: says came from an export or --export (ScenarioOptions.unique_exempt adds to these)
+    unique_exempt: frozenset[str] = frozenset()
+    from_files: bool = False  # read from inputs/ (or example_inputs/)
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -67,8 +82,30 @@ def _from_input_files(root: Path) -> ScenarioInputs | None:
         update_path = directory / f"inputs_{number}_update.json"
         update = _model_file(update_path) if update_path.is_file() else None
         source = f"{name}/{create_path.name}" + (f", {update_path.name}" if update else "")
-        return ScenarioInputs(_model_file(create_path), update, source)
+        create = _model_file(create_path)
+        exempt = placeholder_pointers(create) | placeholder_pointers(update or {})
+        return ScenarioInputs(
+            create, update, source, unique_exempt=frozenset(exempt), from_files=True
+        )
     return None
+
+
+_PLACEHOLDER = re.compile(r"^\s*\{\{\s*[^{}]+?\s*\}\}\s*$")
+
+
+def placeholder_pointers(model: Any, pointer: str = "") -> set[str]:
+    """Pointers of the string values that are a whole ``{{Name}}`` placeholder: `cfn test`
+    fills them from the setup stack's exports, so they name resources that exist already."""
+    if isinstance(model, str):
+        return {pointer} if _PLACEHOLDER.match(model) else set()
+    found: set[str] = set()
+    if isinstance(model, dict):
+        for key, value in model.items():
+            found |= placeholder_pointers(value, join_pointer(pointer, key))
+    elif isinstance(model, list):
+        for index, value in enumerate(model):
+            found |= placeholder_pointers(value, join_pointer(pointer, index))
+    return found
 
 
 def read_overrides(root: Path) -> dict[str, dict[str, Any]] | None:
@@ -207,18 +244,39 @@ def unique_suffix() -> str:
     return secrets.token_hex(3)
 
 
-def natural_keys(schema: ResourceSchema, model: dict[str, Any]) -> list[str]:
-    """Top-level string properties of ``model`` that name the resource: required, createOnly or
-    an additional identifier, and settable (not readOnly, not writeOnly)."""
-    required = schema.raw.get("required", [])
-    additional = {p for group in schema.additional_identifiers for p in group}
+def _top_pointer(name: str) -> str:
+    return "/" + name.replace("~", "~0").replace("/", "~1")
+
+
+#: keywords under which a suffixed string no longer means what it meant
+_FIXED_KEYWORDS = ("enum", "const", "format", "relationshipRef")
+
+
+def natural_keys(
+    schema: ResourceSchema, model: dict[str, Any], exempt: frozenset[str] | set[str] = frozenset()
+) -> list[str]:
+    """Top-level string properties of ``model`` that may get a unique suffix: (part of) the
+    primary or an additional identifier, settable (not readOnly, not writeOnly), not a
+    reference to something that exists already and not a value a suffix would break (see the
+    module docstring). ``exempt``: pointers whose values came from an export."""
+    identifiers = set(schema.primary_identifier)
+    identifiers.update(p for group in schema.additional_identifiers for p in group)
     keys = []
     for name, value in model.items():
-        pointer = "/" + name.replace("~", "~0").replace("/", "~1")
-        if not isinstance(value, str) or pointer in schema.read_only | schema.write_only:
+        pointer = _top_pointer(name)
+        if pointer not in identifiers or not isinstance(value, str):
             continue
-        if pointer in schema.create_only or pointer in additional or name in required:
-            keys.append(name)
+        if pointer in schema.read_only | schema.write_only or pointer in exempt:
+            continue
+        if _PLACEHOLDER.match(value) or value.lower().startswith("arn:"):
+            continue
+        raw = schema.raw.get("properties", {}).get(name)
+        if isinstance(raw, dict) and str(raw.get("$ref", "#")).split("#", 1)[0]:
+            continue  # a $ref into another type's schema: a reference to that type
+        subschemas = schema.subschemas(pointer)
+        if any(keyword in sub for sub in subschemas for keyword in _FIXED_KEYWORDS):
+            continue
+        keys.append(name)
     return keys
 
 
@@ -249,12 +307,15 @@ def unique_value(schema: ResourceSchema, model: dict[str, Any], name: str, suffi
 
 
 def make_unique(
-    schema: ResourceSchema, model: dict[str, Any], suffix: str
+    schema: ResourceSchema,
+    model: dict[str, Any],
+    suffix: str,
+    exempt: frozenset[str] | set[str] = frozenset(),
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """``model`` with its natural keys made unique, and the {name: new value} it changed."""
     out = copy.deepcopy(model)
     changed: dict[str, str] = {}
-    for name in natural_keys(schema, out):
+    for name in natural_keys(schema, out, exempt):
         new = unique_value(schema, out, name, suffix)
         if new != out[name]:
             out[name] = new

@@ -8,6 +8,7 @@ create (or an upserting update) named, and deletes them all at the end, saying s
 from __future__ import annotations
 
 import copy
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -111,8 +112,11 @@ def models_of_chain(run: RunRecord) -> list[dict[str, Any]]:
 
 
 def _without_write_only(schema: ResourceSchema, model: dict[str, Any]) -> dict[str, Any]:
+    """``model`` without its writeOnly values (never read back) and its readOnly ones (the
+    request cannot set them: they are the handler's, and may change with every update)."""
     out = copy.deepcopy(model)
-    pointers = [p for pattern in schema.write_only for p, _ in expand_pattern(out, pattern)]
+    exempt = schema.write_only | schema.read_only
+    pointers = [p for pattern in exempt for p, _ in expand_pattern(out, pattern)]
     for pointer in sorted(pointers, key=lambda p: len(split_pointer(p)), reverse=True):
         tokens = split_pointer(pointer)
         parent: Any = out
@@ -128,9 +132,9 @@ def _without_write_only(schema: ResourceSchema, model: dict[str, Any]) -> dict[s
 def read_back_problems(
     schema: ResourceSchema, expected: dict[str, Any], actual: dict[str, Any]
 ) -> list[tuple[str, str]]:
-    """(pointer, text) for every requested value that does not read back equal: writeOnly
-    properties excepted, extra properties allowed, arrays whole (insertionOrder false: as
-    multisets, which :func:`cfn_debug.diff.diff_models` does)."""
+    """(pointer, text) for every requested value that does not read back equal: writeOnly and
+    readOnly properties excepted (as `cfn test` compares), extra properties allowed, arrays
+    whole (insertionOrder false: as multisets, which :func:`cfn_debug.diff.diff_models` does)."""
     want = _without_write_only(schema, expected)
     return requested_differences(want, actual, schema, verb="read back")
 
@@ -174,11 +178,19 @@ class Play:
         self.result = ScenarioResult(name, title)
         self.emit: Emit = (lambda _event: None) if quiet else emit
         self.suffix = unique_suffix()
-        self.create_input, self.unique_values = make_unique(
-            self.schema, runner.inputs.create, self.suffix
-        )
+        self.create_input, self.unique_values = self.make_unique(runner.inputs.create)
         self.live: dict[str, dict[str, Any]] = {}  # identifier key -> identifier to delete
+        #: identifier key -> the last model the handler returned for it (what cleanup deletes
+        #: with, as CloudFormation deletes with the whole model it holds)
+        self.last_models: dict[str, dict[str, Any]] = {}
         self.unknown_creations: list[str] = []  # creates that named no identifier at all
+
+    def make_unique(self, model: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """``model`` with this run's suffix on its natural keys (unless --no-unique)."""
+        if not self.runner.options.unique:
+            return copy.deepcopy(model), {}
+        exempt = self.runner.inputs.unique_exempt | self.runner.options.unique_exempt
+        return make_unique(self.schema, model, self.suffix, exempt)
 
     # -- sending --
 
@@ -225,16 +237,25 @@ class Play:
         assert run is not None  # run_chain always ends with RunEnded
         self.result.actions.append(ScenarioAction(label, purpose, run, waived))
         if run.end_reason is EndReason.ERROR:
+            from cfn_debug.infrastructure import infrastructure_error
+
             last = run.steps[-1].result if run.steps else None
             detail = (last.error_message or last.kind.value) if last else "no answer"
-            raise EndpointUnusable(f"{label}: the endpoint could not be used: {detail}")
+            cause = infrastructure_error(last) if last else None
+            raise EndpointUnusable(
+                f"{label}: {cause}"
+                if cause
+                else f"{label}: the endpoint could not be used: {detail}"
+            )
         return run
 
     def _stream(self, event: Any) -> AsyncIterator[ChainEvent]:
         runner = self.runner
         workspace = runner.workspace
         if runner.options.shape is None:
-            return workspace.run(event, runner.options.chain, runner.control)
+            # the scenarios read back on their own, where the sequence says
+            options = dataclasses.replace(runner.options.chain, read_back=False)
+            return workspace.run(event, options, runner.control)
         from cfn_debug.chain import run_chain
 
         function_name, _ = workspace.function_for(event)
@@ -252,18 +273,25 @@ class Play:
 
     # -- the actions --
 
-    def _track(self, identifier: dict[str, Any] | None) -> None:
+    def _track(
+        self, identifier: dict[str, Any] | None, model: dict[str, Any] | None = None
+    ) -> None:
         if identifier:
-            self.live.setdefault(identifier_key(identifier), identifier)
+            key = identifier_key(identifier)
+            self.live.setdefault(key, identifier)
+            if model is not None:
+                self.last_models[key] = {**model, **identifier_model(identifier)}
 
     async def create(
         self, model: dict[str, Any], label: str = "create", *, token: str | None = None
     ) -> Created:
         run = await self.chain(Action.CREATE, model, label, token=token)
-        identifiers = [self.schema.identifier_of(m) for m in models_of_chain(run)]
-        named = [i for i in identifiers if i]
-        for identifier in named:
-            self._track(identifier)
+        named = []
+        for returned in models_of_chain(run):
+            identifier = self.schema.identifier_of(returned)
+            if identifier:
+                named.append(identifier)
+                self._track(identifier, returned)
         first = named[0] if named else None
         if first is None and status_of(run) != "FAILED":
             self.unknown_creations.append(label)
@@ -286,7 +314,7 @@ class Play:
         if succeeded(run):  # an update that "succeeds" on nothing may have made something
             self._track(self.schema.identifier_of(desired))
             for model in models_of_chain(run):
-                self._track(self.schema.identifier_of(model))
+                self._track(self.schema.identifier_of(model), model)
         return run
 
     async def delete(
@@ -294,7 +322,9 @@ class Play:
     ) -> RunRecord:
         run = await self.chain(Action.DELETE, model, label, purpose=purpose)
         if succeeded(run):
-            self.live.pop(identifier_key(self.schema.identifier_of(model)), None)
+            key = identifier_key(self.schema.identifier_of(model))
+            self.live.pop(key, None)
+            self.last_models.pop(key, None)
         return run
 
     async def list_all(self, label: str = "list") -> Listing:
@@ -355,6 +385,9 @@ class Play:
         created = await self.create(self.create_input, label, token=token)
         if succeeded(created.run) and created.identifier:
             return created
+        if failed_with(created.run, "AlreadyExists") and self.runner.leaked:
+            self.leak_skip(f"{label} ended {describe(created.run)}")
+            return None
         if succeeded(created.run):
             self.block(f"{label} returned SUCCESS without a primary identifier: cannot go on")
         else:
@@ -441,6 +474,32 @@ class Play:
             self.result.outcome = Outcome.SKIPPED
         self.emit(VerdictReached(self.name, found))
 
+    def leak_skip(self, what: str) -> None:
+        """An AlreadyExists that a resource left behind by an earlier scenario explains: not
+        judged (the leak was reported once, where it happened)."""
+        left = ", ".join(f"{identifier_text(i)} ({name})" for name, i in self.runner.leaked)
+        message = f"{what}, while {left} could not be deleted earlier: not judged"
+        for rule_id in self._rule_ids():
+            found = Verdict(rule_id, self._level(rule_id), VerdictStatus.SKIP, message)
+            self.result.verdicts.append(found)
+            self.emit(VerdictReached(self.name, found))
+        self.result.outcome = Outcome.SKIPPED
+        self.note(message, warning=True)
+
+    def _rule_ids(self) -> tuple[str, ...]:
+        from cfn_debug.scenarios.catalogue import scenario
+
+        try:
+            return scenario(self.name).rules
+        except Exception:  # a play outside the catalogue (generated inputs' attempts)
+            return ()
+
+    @staticmethod
+    def _level(rule_id: str) -> Any:
+        from cfn_debug.contract import rule
+
+        return rule(rule_id).level
+
     def block(self, message: str) -> None:
         self.result.outcome = Outcome.BLOCKED
         self.note(message, warning=True)
@@ -452,7 +511,9 @@ class Play:
     # -- cleanup --
 
     async def cleanup(self) -> None:
-        """Delete every identifier still live (by identifier only); say what could not be."""
+        """Delete every identifier still live, with the last model the handler returned for it
+        (as CloudFormation deletes with the whole model it holds), once more if that fails;
+        say what could not be deleted (once: :attr:`ScenarioRunner.leaked` keeps it)."""
         for label in self.unknown_creations:
             self._cleanup_note(
                 f"{label} named no primary identifier: whatever it created cannot be deleted "
@@ -461,22 +522,27 @@ class Play:
             )
         for key, identifier in list(self.live.items()):
             text = identifier_text(identifier)
-            run = await self.delete(
-                identifier_model(identifier), f"cleanup: delete {text}", Purpose.CLEANUP
-            )
+            model = self.last_models.get(key) or identifier_model(identifier)
+            run = await self.delete(model, f"cleanup: delete {text}", Purpose.CLEANUP)
+            if not succeeded(run) and not failed_with(run, "NotFound"):
+                run = await self.delete(model, f"cleanup: delete {text} (again)", Purpose.CLEANUP)
             self.live.pop(key, None)
             if succeeded(run):
                 self._cleanup_note(f"deleted {text}", ok=True)
             elif failed_with(run, "NotFound"):
                 self._cleanup_note(f"{text} was already gone (NotFound)", ok=True)
             else:
-                self.result.leaked.append(identifier)
+                self._leaked(identifier)
                 self._cleanup_note(f"could not delete {text}: {describe(run)}", ok=False)
+
+    def _leaked(self, identifier: dict[str, Any]) -> None:
+        self.result.leaked.append(identifier)
+        self.runner.leaked.append((self.name, identifier))
 
     def abandon(self, why: str) -> None:
         """No more invocations (cancelled, endpoint gone): report what stays behind."""
         for identifier in self.live.values():
-            self.result.leaked.append(identifier)
+            self._leaked(identifier)
             self._cleanup_note(f"not deleted ({why}): {identifier_text(identifier)}", ok=False)
         self.live.clear()
 

@@ -4,11 +4,14 @@ and the contract sentence, its cleanup, and a summary table."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from cfn_debug.console import ConsolePrinter
+from cfn_debug.records import StepCompleted
 from cfn_debug.scenarios.results import (
     ActionStarted,
     Outcome,
@@ -22,6 +25,7 @@ from cfn_debug.scenarios.results import (
     VerdictReached,
     VerdictStatus,
 )
+from cfn_debug.textsafe import printable
 
 OUTCOME_STYLE = {
     Outcome.PASSED: ("✔ passed", "bold green"),
@@ -39,11 +43,29 @@ VERDICT_STYLE = {
 
 
 class ScenarioPrinter:
-    def __init__(self, console: Console, *, show_logs: bool = False) -> None:
+    """Prints the stream; writeOnly values (``write_only`` pointers) are masked in the steps and
+    scrubbed from every verdict and note unless ``reveal``."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        show_logs: bool = False,
+        write_only: Any = (),
+        reveal: bool = False,
+    ) -> None:
+        from cfn_debug.headless import MaskedPrinter, OutputMasker
+        from cfn_debug.scenarios.masking import Scrubber
+
         self.console = console
-        self.chains = ConsolePrinter(console, show_logs=show_logs)
+        self.scrub = Scrubber(write_only, reveal=reveal)
+        self.chains: Any = ConsolePrinter(console, show_logs=show_logs)
+        if not self.scrub.reveal:
+            self.chains = MaskedPrinter(self.chains, OutputMasker(write_only, reveal=False))
 
     def handle(self, event: ScenarioEvent) -> None:
+        if isinstance(event, StepCompleted):
+            self.scrub.observe([event.step])
         if isinstance(event, ScenarioStarted):
             self.console.print()
             self.console.rule(
@@ -54,7 +76,7 @@ class ScenarioPrinter:
             self.console.print(f"[dim]{escape(event.description)}[/]")
         elif isinstance(event, ActionStarted):
             tag = " [dim](cleanup)[/]" if event.purpose is Purpose.CLEANUP else ""
-            self.console.print(f"[bold cyan]» {escape(event.label)}[/]{tag}")
+            self.console.print(f"[bold cyan]» {escape(printable(event.label))}[/]{tag}")
             if event.waived:
                 self.console.print(
                     f"  [dim]expected here, not counted: {', '.join(event.waived)} (the scenario "
@@ -64,7 +86,7 @@ class ScenarioPrinter:
             self.verdict(event.verdict)
         elif isinstance(event, ScenarioNote):
             style = "yellow" if event.warning else "dim"
-            self.console.print(f"  [{style}]{escape(event.message)}[/]")
+            self.console.print(f"  [{style}]{escape(printable(self.scrub.text(event.message)))}[/]")
         elif isinstance(event, ScenarioEnded):
             self.ended(event.result)
         else:
@@ -77,7 +99,7 @@ class ScenarioPrinter:
         where = f" [cyan]{escape(verdict.pointer)}[/]" if verdict.pointer else ""
         self.console.print(
             f"  [{style}]{word}[/] {verdict.level.value} [bold]{verdict.rule_id}[/]{where}: "
-            f"{escape(verdict.message)}"
+            f"{escape(printable(self.scrub.text(verdict.message)))}"
         )
         if verdict.status is VerdictStatus.FAIL:
             for sentence in rule(verdict.rule_id).contract.splitlines():
@@ -93,7 +115,8 @@ class ScenarioPrinter:
         if result.leaked:
             extra += f"; {len(result.leaked)} resource(s) left behind"
         self.console.print(
-            f"[{style}]{word}[/] {escape(result.name)} in {result.total_s:.2f} s{escape(extra)}"
+            f"[{style}]{word}[/] {escape(result.name)} in {result.total_s:.2f} s"
+            f"{escape(printable(self.scrub.text(extra)))}"
         )
 
 

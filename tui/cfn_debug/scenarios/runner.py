@@ -47,6 +47,12 @@ class ScenarioOptions:
     shrink_budget: int = 150  # generated-inputs: further runs allowed to shrink a failure
     seed: int | None = None  # generated-inputs: Hypothesis seed, for a reproducible search
     max_list_pages: int = 100
+    #: give identifiers the handler names a per-run suffix (--no-unique: False)
+    unique: bool = True
+    #: model pointers whose values came from an export or --export: never made unique
+    unique_exempt: frozenset[str] = frozenset()
+    #: run generated-inputs with ``all`` even when the project has input files (--generate)
+    generate: bool = False
 
 
 class ScenarioRunner:
@@ -69,6 +75,9 @@ class ScenarioRunner:
         self.inputs = inputs or resolve_inputs(workspace.project, self.schema)
         self.control = ChainControl()
         self.results: list[ScenarioResult] = []
+        #: (scenario, identifier) of every resource a cleanup could not delete: reported once,
+        #: where it happened; a later AlreadyExists it explains is not judged
+        self.leaked: list[tuple[str, dict[str, Any]]] = []
         self._default_update: dict[str, Any] | None = None
 
     def cancel(self) -> None:
@@ -84,9 +93,22 @@ class ScenarioRunner:
             self._default_update = {**self.inputs.create, **example_update(self.schema)}
         return self._default_update
 
+    def chosen(self, names: Sequence[str]) -> list[Scenario]:
+        """The scenarios ``names`` asks for, in catalogue order. generated-inputs runs when named
+        or with ``generate``; ``all`` leaves it out when the project has input files (`cfn test`
+        uses those alone, and the handler may rightly reject what the schema cannot express)."""
+        chosen = select(names)
+        everything = not names or "all" in names
+        generated = next(s for s in SCENARIOS if s.name == "generated-inputs")
+        if self.options.generate and generated not in chosen:
+            chosen = [s for s in SCENARIOS if s in chosen or s is generated]
+        elif everything and not self.options.generate and self.inputs.from_files:
+            chosen = [s for s in chosen if s is not generated]
+        return chosen
+
     async def run(self, names: Sequence[str] = ("all",)) -> AsyncIterator[ScenarioEvent]:
         """Run the named scenarios ("all" for every one) in catalogue order."""
-        chosen = select(names)
+        chosen = self.chosen(names)
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()
 

@@ -1,0 +1,84 @@
+"""Events that are meant to fail: ``inputs_N_invalid.json`` of a project's ``inputs/`` (or
+``example_inputs/``) holds a model the schema rejects, and `cfn test` sends it to see the
+handler refuse it. For such an event FAILED InvalidRequest is the pass: the input-valid finding
+is its premise (dropped), and any other answer is an ``invalid-input-rejected`` SHOULD finding
+on the chain's last step.
+
+:func:`expected_failure` marks the event (consumers may show it: "expected to fail").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from cfn_debug.records import ChainEvent, Finding, Level, OutcomeKind, RunEnded, Step, StepCompleted
+
+_INVALID_INPUT = re.compile(r"^inputs_\d+_invalid\.json$")
+_INPUT_DIRS = ("inputs", "example_inputs")
+#: the answer an expected-to-fail event should get
+INVALID_REQUEST = "InvalidRequest"
+
+
+def expected_failure(event: Any) -> str | None:
+    """``"InvalidRequest"`` for an inputs_N_invalid event (its pass is FAILED with that error
+    code), None for every other event."""
+    path = getattr(event, "path", None)
+    if path is None or not _INVALID_INPUT.match(path.name):
+        return None
+    return INVALID_REQUEST if path.parent.name in _INPUT_DIRS else None
+
+
+def invalid_input_rejected(step: Step, code: str) -> Finding | None:
+    """An event that is invalid on purpose (inputs_N_invalid) ends FAILED with errorCode
+    InvalidRequest: the handler refused what the schema rejects. Any other last answer is a
+    SHOULD finding on the chain's last step; the input-valid finding of its first step is the
+    event's premise and is not reported."""
+    from cfn_debug.contract.rules import rule
+
+    progress = step.result.progress if step.result.kind is OutcomeKind.PROGRESS else None
+    status = progress.get("status") if isinstance(progress, dict) else None
+    got = progress.get("errorCode") if isinstance(progress, dict) else None
+    if status == "FAILED" and got == code:
+        return None
+    answer = f"{status or step.result.kind.value}" + (f" {got}" if got else "")
+    entry = rule("invalid-input-rejected")
+    return Finding(
+        entry.id,
+        Level(entry.level),
+        f"this input is invalid on purpose (an inputs_N_invalid file): the handler answered "
+        f"{answer}, where FAILED {code} says it refused it",
+        "/status" if status != "FAILED" else "/errorCode",
+        step.index,
+    )
+
+
+#: rule id -> check, for the expectation rules (scope "expectation")
+EXPECTATION_CHECKS = {"invalid-input-rejected": invalid_input_rejected}
+
+
+async def with_expectation(
+    stream: AsyncIterator[ChainEvent], code: str
+) -> AsyncIterator[ChainEvent]:
+    """``stream`` judged as an expected-to-fail chain (see the module docstring); each step is
+    delivered once the next event shows whether it was the last."""
+    held: StepCompleted | None = None
+    async for item in stream:
+        if isinstance(item, StepCompleted):
+            if item.step.index == 0:
+                item.step.findings = [f for f in item.step.findings if f.rule_id != "input-valid"]
+            if held is not None:
+                yield held
+            held = item
+            continue
+        if held is not None and isinstance(item, RunEnded):
+            found = invalid_input_rejected(held.step, code)
+            if found is not None:
+                held.step.findings.append(found)
+        if held is not None:
+            yield held
+            held = None
+        yield item
+    if held is not None:
+        yield held
