@@ -34,6 +34,8 @@ MAX_HEAD_BYTES = 64 * 1024
 READ_SIZE = 65_536
 #: Connections served at once; beyond that a new connection is closed at once.
 MAX_CONNECTIONS = 256
+#: How far a socket's read timeout may exceed the time left before it is set again.
+TIMEOUT_SLACK_S = 0.25
 
 
 @dataclass
@@ -243,11 +245,15 @@ class HttpServer:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _Dropped
-            sock.settimeout(left)
+            # Changing a socket's timeout is a system call: only shorten it when the deadline
+            # needs it; a read that times out before the deadline just reads again.
+            current = sock.gettimeout()
+            if current is None or current > left + TIMEOUT_SLACK_S:
+                sock.settimeout(left)
             try:
                 data = sock.recv(READ_SIZE)
             except TimeoutError:
-                raise _Dropped from None
+                continue
             if restart_on_data and data:
                 restart_on_data = False
                 deadline = time.monotonic() + self.header_timeout_s
@@ -266,8 +272,9 @@ class HttpServer:
         if reply.body:
             data += conn.send(h11.Data(data=reply.body)) or b""
         data += conn.send(h11.EndOfMessage()) or b""
-        sock.settimeout(self.idle_timeout_s)  # a client that never reads its answer is dropped
-        sock.sendall(data)
+        if sock.gettimeout() is None:
+            sock.settimeout(self.header_timeout_s)
+        sock.sendall(data)  # a client that does not read its answer is dropped at the timeout
 
     def _refuse_malformed(
         self, conn: h11.Connection, sock: socket.socket, error: h11.RemoteProtocolError
