@@ -32,6 +32,7 @@ class LogBuffer:
         "_full",
         "_head",
         "_head_bytes",
+        "_partial",
         "_stream",
         "_tail",
         "dropped_bytes",
@@ -43,6 +44,7 @@ class LogBuffer:
         self.secrets = secrets
         self._stream = StreamRedactor(secrets)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = False  # a line (or a character) is still being read
         self._head: list[str] = []
         self._head_bytes = 0
         self._tail: deque[str] = deque(maxlen=TAIL_LINES)
@@ -67,6 +69,12 @@ class LogBuffer:
 
     def add_raw(self, chunk: bytes) -> None:
         """A chunk read from the worker's pipe: lines, or a piece of a line (any boundary)."""
+        if not self._partial and chunk[-1:] == b"\n":
+            # The common case, one whole line after whole lines: nothing to join it to.
+            text = chunk.decode("utf-8", errors="replace")
+            if text.find("\n") == len(text) - 1:
+                self._add_line(text[:-1])
+                return
         text = self._decoder.decode(chunk)
         *complete, rest = text.split("\n")
         for line in complete:
@@ -77,9 +85,13 @@ class LogBuffer:
             released = self._stream.feed(rest)
             if released:
                 self._add_line(released)
+        self._partial = bool(self._stream.pending or self._decoder.getstate()[0])
 
     def _add_line(self, text: str) -> None:
         # awslambdaric writes a multi-line error record as one line joined with "\r".
+        if "\r" not in text:
+            self.add(text)
+            return
         for line in text.split("\r"):
             self.add(line)
 
