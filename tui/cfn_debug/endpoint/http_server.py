@@ -174,6 +174,11 @@ class HttpServer:
             self._refuse_malformed(conn, sock, error)
         except (_Dropped, OSError, h11.LocalProtocolError):
             pass
+        except Exception:  # a bug of ours: this connection ends, the endpoint goes on serving
+            with contextlib.suppress(Exception):
+                if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+                    body = b'{"Type":"Service","Message":"ServiceException"}'
+                    self._send(conn, sock, Reply(500, body, {}, close=True))
         finally:
             with self._lock:
                 self._connections.discard(sock)
