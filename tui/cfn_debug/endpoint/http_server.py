@@ -63,6 +63,7 @@ class Reply:
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
     close: bool = False
+    head_only: bool = False  # the answer to a HEAD request: headers, no body
 
 
 Handler = Callable[[Request], Reply]
@@ -193,6 +194,11 @@ class HttpServer:
             return None
         if not isinstance(head, h11.Request):
             raise _Dropped
+        reply = self._answer(conn, sock, head)
+        reply.head_only = head.method == b"HEAD"
+        return reply
+
+    def _answer(self, conn: h11.Connection, sock: socket.socket, head: h11.Request) -> Reply:
         request = Request(
             head.method.decode("ascii", "replace"),
             head.target.decode("latin-1"),
@@ -274,7 +280,7 @@ class HttpServer:
             h11.Response(status_code=reply.status, headers=headers, reason=_reason(reply.status))
         )
         assert data is not None
-        if reply.body:
+        if reply.body and not reply.head_only:  # a HEAD request's answer has no body
             data += conn.send(h11.Data(data=reply.body)) or b""
         data += conn.send(h11.EndOfMessage()) or b""
         if sock.gettimeout() is None:
