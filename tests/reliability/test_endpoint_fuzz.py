@@ -191,8 +191,9 @@ def well_framed(spec: Spec) -> bool:
     return spec.framing in ("length", "chunked") and spec.version in ("HTTP/1.1", "HTTP/1.0")
 
 
-def read_responses(raw: bytes) -> list[tuple[int, bytes]]:
-    """(status, body) of each final response (1xx skipped), all Content-Length framed."""
+def read_responses(raw: bytes, methods: list[str]) -> list[tuple[int, bytes]]:
+    """(status, body) of each final response (1xx skipped), all Content-Length framed; the
+    answer to a HEAD request has no body whatever its Content-Length says."""
     answers = []
     while raw:
         head, sep, rest = raw.partition(b"\r\n\r\n")
@@ -207,6 +208,9 @@ def read_responses(raw: bytes) -> list[tuple[int, bytes]]:
             for line in lines
             if line.lower().startswith(b"content-length:")
         )
+        head_request = len(answers) < len(methods) and methods[len(answers)] == "HEAD"
+        if head_request and (not rest or rest.startswith(b"HTTP/1.")):
+            length = 0  # (a HEAD request h11 could not parse gets its 400 with a body)
         answers.append((status, rest[:length]))
         raw = rest[length:]
     return answers
@@ -270,7 +274,7 @@ def test_ten_thousand_fuzzed_requests_no_crash_no_hang_no_answer_to_a_forbidden_
             except ConnectionResetError:
                 pass  # closed with unread input: still an ending
         sent += len(batch)
-        answers = read_responses(raw)
+        answers = read_responses(raw, [spec.method for spec in batch])
         answered += len(answers)
         for spec, (status, body) in zip(batch, answers, strict=False):
             if spec.forbidden:
