@@ -231,6 +231,8 @@ def _build_lock(env_dir: Path) -> Iterator[None]:
 def _host_site_dirs() -> list[str]:
     paths = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
     paths.append(sysconfig.get_paths()["platlib"])
+    if site.ENABLE_USER_SITE:  # cfn-debug installed with `pip install --user`
+        paths.append(site.getusersitepackages())
     seen: list[str] = []
     for path in paths:
         if path not in seen and Path(path).is_dir():
@@ -257,9 +259,15 @@ def _link_host_site_packages(python: Path) -> None:
 
 
 def _host_has_pip() -> bool:
-    from importlib.util import find_spec
+    """Whether cfn-debug's own pip can install into another interpreter (``--python``: 22.3+);
+    otherwise the venv gets a pip of its own (ensurepip, slower)."""
+    from importlib import metadata
 
-    return find_spec("pip") is not None
+    try:
+        major, minor = (int(part) for part in metadata.version("pip").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (22, 3)
 
 
 def _pip_install(python: Path, requirements: Path, report: ProgressCallback) -> None:
