@@ -10,6 +10,7 @@ TestEntrypoint (its read.json sample event); without the demo, the endpoint test
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -69,17 +70,25 @@ def _ms(seconds: float) -> str:
 
 
 def _batches(
-    ours: httpx.Client, ours_path: str, rie: httpx.Client, event: dict, count: int
-) -> tuple[list[float], list[float]]:
-    """Alternate batches between the two endpoints so machine load affects both alike."""
+    ours: httpx.Client,
+    ours_path: str,
+    rie: httpx.Client,
+    event: dict,
+    count: int,
+    also: tuple[httpx.Client, ...] = (),
+) -> tuple[list[float], list[float], list[list[float]]]:
+    """Alternate batches between the endpoints so machine load affects them alike."""
     rie_path = _invoke_path(RIE_FUNCTION)
     mine: list[float] = []
     theirs: list[float] = []
+    others: list[list[float]] = [[] for _ in also]
     batch = 25
     for _ in range(max(count // batch, 1)):
         mine += _latencies(ours, ours_path, event, batch, warmup=2)
         theirs += _latencies(rie, rie_path, event, batch, warmup=2)
-    return mine, theirs
+        for client, times in zip(also, others, strict=True):
+            times += _latencies(client, ours_path, event, batch, warmup=2)
+    return mine, theirs, others
 
 
 def main() -> int:
@@ -88,6 +97,14 @@ def main() -> int:
     parser.add_argument("--cold", type=int, default=5, help="cold starts to measure")
     parser.add_argument(
         "--fixture", action="store_true", help="use the test fixture's echo, not the demo's READ"
+    )
+    parser.add_argument(
+        "--also",
+        metavar="URL",
+        action="append",
+        default=[],
+        help="also time another endpoint serving the same project (e.g. `cfn-debug serve` of an "
+        "older cfn-debug) in the same alternating batches, and print its ratio to the RIE",
     )
     args = parser.parse_args()
 
@@ -107,12 +124,17 @@ def main() -> int:
             start = time.perf_counter()
             client.post(path, json=event).raise_for_status()
             cold.append(time.perf_counter() - start)
+        others: list[list[float]] = []
         if have_rie:
             with (
                 start_rie(spec.code_dir, spec.handler, timeout_s=60, env=extra_env) as url,
                 httpx.Client(base_url=url, timeout=60) as rie,
+                contextlib.ExitStack() as stack,
             ):
-                ours, theirs = _batches(client, path, rie, event, args.invokes)
+                also = tuple(
+                    stack.enter_context(httpx.Client(base_url=u, timeout=60)) for u in args.also
+                )
+                ours, theirs, others = _batches(client, path, rie, event, args.invokes, also)
         else:
             ours, theirs = _latencies(client, path, event, args.invokes), []
     print(f"ours  warm invoke: median {_ms(statistics.median(ours))}  p95 {_ms(_p95(ours))}")
@@ -135,6 +157,12 @@ def main() -> int:
     ratio = statistics.median(ours) / statistics.median(theirs)
     verdict = "within" if ratio <= 1.5 else "OVER"
     print(f"ratio ours/RIE (median warm): {ratio:.2f}x  ({verdict} the 1.5x target)")
+    for url, other in zip(args.also, others, strict=True):
+        also_ratio = statistics.median(other) / statistics.median(theirs)
+        print(
+            f"also  warm invoke: median {_ms(statistics.median(other))}  p95 {_ms(_p95(other))}"
+            f"  {url}: {also_ratio:.2f}x the RIE"
+        )
     return 0
 
 

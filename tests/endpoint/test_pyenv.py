@@ -113,3 +113,38 @@ def test_run_builds_the_environment_with_progress_and_the_handler_runs() -> None
     progress = run["steps"][0]["result"]["progress"]
     assert progress["resourceModel"]["Module"] == "termcolor"
     assert "environment" in done.stderr  # the build (or the cached one) was said
+
+
+def test_a_failed_build_is_a_one_line_error_with_pips_words(tmp_path: Path) -> None:
+    project = tmp_path / "broken"
+    project.mkdir()
+    (project / "requirements.txt").write_text("./no-such-dir\n")  # pip refuses it, offline
+    with pytest.raises(EndpointError) as error:
+        interpreter_for(project)
+    message = str(error.value)
+    assert "installing the requirements failed" in message and "--python" in message
+    assert "no-such-dir" in message
+
+
+def test_serve_with_a_missing_python_exits_2_with_one_line() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cfn_debug.cli",
+            "serve",
+            str(NEEDS_DEPS),
+            "--port",
+            "0",
+            "--python",
+            "/nonexistent/python",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "cfn-debug: error: /nonexistent/python: --python: no such interpreter"
+    ]

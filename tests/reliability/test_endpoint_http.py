@@ -317,3 +317,17 @@ def test_serve_keeps_sams_port_and_says_who_can_reach_it() -> None:
     said = exposure("127.0.0.1", 3001)
     assert "127.0.0.1:3001" in said and "this machine only" in said and "403" in said
     assert "NOT loopback" in exposure("0.0.0.0", 3001)
+
+
+def test_a_head_request_gets_headers_only_and_the_connection_goes_on(
+    endpoint: EmbeddedEndpoint,
+) -> None:
+    head = b"HEAD " + INVOKE.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    post = (
+        b"POST " + INVOKE.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b'Content-Length: 13\r\n\r\n{"tag": "ok"}'
+    )
+    raw = _raw(endpoint, head + post)
+    first, _, rest = raw.partition(b"\r\n\r\n")
+    assert first.startswith(b"HTTP/1.1 405 ")
+    assert rest.startswith(b"HTTP/1.1 200 ")

@@ -99,19 +99,13 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     env_vars_path = getattr(args, "env_vars", None)
     try:
         env_vars = load_env_vars(env_vars_path)
-        endpoint = EmbeddedEndpoint(
-            project,
-            host=host,
-            port=port,
-            env_vars=env_vars,
-            on_log=emit,
-            python=getattr(args, "python", None),
-        )
+        endpoint = EmbeddedEndpoint(project, host=host, port=port, env_vars=env_vars, on_log=emit)
     except EndpointError as error:
         if error.path is None and env_vars_path:
             raise EndpointError(error.detail, path=env_vars_path, field=error.field) from None
         raise
-    with console_env_progress(err) as progress:
+    with console_env_progress(err) as progress:  # --python, else the project's environment
+        endpoint.python_choice = getattr(args, "python", None)
         endpoint.on_env_progress = progress
         endpoint.start()
     try:

@@ -34,6 +34,8 @@ MAX_HEAD_BYTES = 64 * 1024
 READ_SIZE = 65_536
 #: Connections served at once; beyond that a new connection is closed at once.
 MAX_CONNECTIONS = 256
+#: How far a socket's read timeout may exceed the time left before it is set again.
+TIMEOUT_SLACK_S = 0.25
 
 
 @dataclass
@@ -61,6 +63,7 @@ class Reply:
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
     close: bool = False
+    head_only: bool = False  # the answer to a HEAD request: headers, no body
 
 
 Handler = Callable[[Request], Reply]
@@ -172,6 +175,11 @@ class HttpServer:
             self._refuse_malformed(conn, sock, error)
         except (_Dropped, OSError, h11.LocalProtocolError):
             pass
+        except Exception:  # a bug of ours: this connection ends, the endpoint goes on serving
+            with contextlib.suppress(Exception):
+                if conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+                    body = b'{"Type":"Service","Message":"ServiceException"}'
+                    self._send(conn, sock, Reply(500, body, {}, close=True))
         finally:
             with self._lock:
                 self._connections.discard(sock)
@@ -186,6 +194,11 @@ class HttpServer:
             return None
         if not isinstance(head, h11.Request):
             raise _Dropped
+        reply = self._answer(conn, sock, head)
+        reply.head_only = head.method == b"HEAD"
+        return reply
+
+    def _answer(self, conn: h11.Connection, sock: socket.socket, head: h11.Request) -> Reply:
         request = Request(
             head.method.decode("ascii", "replace"),
             head.target.decode("latin-1"),
@@ -243,11 +256,15 @@ class HttpServer:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _Dropped
-            sock.settimeout(left)
+            # Changing a socket's timeout is a system call: only shorten it when the deadline
+            # needs it; a read that times out before the deadline just reads again.
+            current = sock.gettimeout()
+            if current is None or current > left + TIMEOUT_SLACK_S:
+                sock.settimeout(left)
             try:
                 data = sock.recv(READ_SIZE)
             except TimeoutError:
-                raise _Dropped from None
+                continue
             if restart_on_data and data:
                 restart_on_data = False
                 deadline = time.monotonic() + self.header_timeout_s
@@ -263,11 +280,12 @@ class HttpServer:
             h11.Response(status_code=reply.status, headers=headers, reason=_reason(reply.status))
         )
         assert data is not None
-        if reply.body:
+        if reply.body and not reply.head_only:  # a HEAD request's answer has no body
             data += conn.send(h11.Data(data=reply.body)) or b""
         data += conn.send(h11.EndOfMessage()) or b""
-        sock.settimeout(self.idle_timeout_s)  # a client that never reads its answer is dropped
-        sock.sendall(data)
+        if sock.gettimeout() is None:
+            sock.settimeout(self.header_timeout_s)
+        sock.sendall(data)  # a client that does not read its answer is dropped at the timeout
 
     def _refuse_malformed(
         self, conn: h11.Connection, sock: socket.socket, error: h11.RemoteProtocolError

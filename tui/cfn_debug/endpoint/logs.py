@@ -88,6 +88,17 @@ class LogBuffer:
 
     def add_raw(self, chunk: bytes) -> None:
         """A chunk read from the worker's pipe: lines, or a piece of a line (any boundary)."""
+        if (
+            not self._partial
+            and not self._stream.pending
+            and not self._decoder.getstate()[0]
+            and chunk[-1:] == b"\n"
+        ):
+            # The common case, one whole line after whole lines: nothing to join it to.
+            text = chunk.decode("utf-8", errors="replace")
+            if text.find("\n") == len(text) - 1:
+                self._add_line(text[:-1])
+                return
         text = self._decoder.decode(chunk)
         *complete, rest = text.split("\n")
         for line in complete:
@@ -109,6 +120,9 @@ class LogBuffer:
         if text is None:
             return
         # awslambdaric writes a multi-line error record as one line joined with "\r".
+        if "\r" not in text:
+            self.add(text)
+            return
         for line in text.split("\r"):
             self.add(line)
 

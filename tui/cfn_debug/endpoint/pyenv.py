@@ -32,7 +32,6 @@ import site
 import subprocess
 import sys
 import sysconfig
-import venv
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,8 +79,14 @@ def interpreter_for(
     except OSError as error:
         raise EndpointError(f"cannot read: {error.strerror or error}", path=requirements) from None
     report(EnvProgress("check", f"checking {requirements}"))
+    marker = _satisfied_marker(content)
+    if marker.is_file():
+        return Path(sys.executable)
     missing = unsatisfied(content)
     if not missing:
+        with contextlib.suppress(OSError):
+            marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            marker.touch()
         return Path(sys.executable)
     env_dir = env_dir_for(Path(project_dir), content)
     return build_env(env_dir, requirements, missing, report)
@@ -143,6 +148,21 @@ def unsatisfied(content: bytes) -> list[str]:
     return missing
 
 
+def _satisfied_marker(content: bytes) -> Path:
+    """A file that says "cfn-debug's own interpreter satisfies these requirements".
+
+    Keyed by the requirements, the interpreter and the modification times of the directories on
+    its path (installing or removing a package changes its site-packages directory), so the check
+    (importing packaging and reading every installed distribution, 100+ ms) runs once.
+    """
+    key = hashlib.sha256(content)
+    key.update(f"\0{sys.version}\0{sys.executable}".encode())
+    for entry in sys.path:
+        with contextlib.suppress(OSError):
+            key.update(f"\0{entry}:{os.stat(entry or '.').st_mtime_ns}".encode())
+    return env_root() / "satisfied" / key.hexdigest()[:32]
+
+
 def env_root() -> Path:
     from cfn_debug.session import state_dir
 
@@ -177,6 +197,8 @@ def build_env(
             return python
         shutil.rmtree(env_dir, ignore_errors=True)  # a build that stopped half-way
         report(EnvProgress("create", f"creating {env_dir}"))
+        import venv
+
         venv.EnvBuilder(with_pip=not _host_has_pip(), symlinks=os.name != "nt").create(env_dir)
         _link_host_site_packages(python)
         report(EnvProgress("install", f"installing {', '.join(missing)}"))
@@ -209,6 +231,8 @@ def _build_lock(env_dir: Path) -> Iterator[None]:
 def _host_site_dirs() -> list[str]:
     paths = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
     paths.append(sysconfig.get_paths()["platlib"])
+    if site.ENABLE_USER_SITE:  # cfn-debug installed with `pip install --user`
+        paths.append(site.getusersitepackages())
     seen: list[str] = []
     for path in paths:
         if path not in seen and Path(path).is_dir():
@@ -235,9 +259,15 @@ def _link_host_site_packages(python: Path) -> None:
 
 
 def _host_has_pip() -> bool:
-    from importlib.util import find_spec
+    """Whether cfn-debug's own pip can install into another interpreter (``--python``: 22.3+);
+    otherwise the venv gets a pip of its own (ensurepip, slower)."""
+    from importlib import metadata
 
-    return find_spec("pip") is not None
+    try:
+        major, minor = (int(part) for part in metadata.version("pip").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (22, 3)
 
 
 def _pip_install(python: Path, requirements: Path, report: ProgressCallback) -> None:

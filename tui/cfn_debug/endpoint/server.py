@@ -98,16 +98,20 @@ class _InvokeApi:
         request_id = str(uuid.uuid4())
         if request.method == "GET" and request.target.startswith(DETAILS_PATH):
             return self._details(request, request_id)
+        if request.method == "GET":
+            return self._get(request)
         if request.method != "POST":
-            return _service_error(
-                405, "LocalServiceException", "LocalService", "MethodNotAllowedException", "-"
-            )
+            return _method_not_allowed()
         try:
             return self._invoke(request, request_id)
         except Exception as error:  # the endpoint must outlive any one request's failure
             reply = _service_error(500, "ServiceException", "Service", str(error), request_id)
             reply.close = True
             return reply
+
+    def _get(self, request: Request) -> Reply:
+        """GET routes (none of the Invoke API's own; cfn-debug's may live here)."""
+        return _method_not_allowed()
 
     def _invoke(self, request: Request, request_id: str) -> Reply:
         body = request.body
@@ -185,6 +189,12 @@ def _service_error(
         status,
         _error_body(kind, message),
         {"x-amzn-RequestId": request_id or str(uuid.uuid4()), "x-amzn-errortype": error_type},
+    )
+
+
+def _method_not_allowed() -> Reply:
+    return _service_error(
+        405, "LocalServiceException", "LocalService", "MethodNotAllowedException", "-"
     )
 
 
