@@ -27,9 +27,11 @@ from enum import Enum
 from typing import Any
 
 from cfn_debug.records import RunRecord
-from cfn_debug.redact import REDACTED, redact
+from cfn_debug.redact import REDACTED, redact, secret_looking_key
 
 WRITE_ONLY_MASK = "***WRITE-ONLY***"
+#: What replaces a type configuration value whose key looks secret (``secret_looking_key``).
+SECRET_MASK = "***SECRET***"
 MIN_SCRUB_LEN = 6
 
 # A secret access key: exactly 40 of [A-Za-z0-9/+] with upper, lower and a digit or / or +.
@@ -52,6 +54,48 @@ _REQUEST_MODEL_PATHS: tuple[tuple[str, str], ...] = (
     ("requestData", "resourceProperties"),
     ("requestData", "previousResourceProperties"),
 )
+
+
+#: Where a request carries the type configuration (sam-style, HandlerRequest).
+_TYPE_CONFIGURATION_PATHS: tuple[tuple[str, str], ...] = (
+    ("request", "typeConfiguration"),
+    ("requestData", "typeConfiguration"),
+)
+
+
+def _type_configurations(request: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(request, dict):
+        for outer, inner in _TYPE_CONFIGURATION_PATHS:
+            holder = request.get(outer)
+            if isinstance(holder, dict) and isinstance(holder.get(inner), dict):
+                yield holder[inner]
+
+
+def _secret_config_values(config: Any) -> Iterator[Any]:
+    """The values under secret-looking keys of a type configuration, at any depth."""
+    if isinstance(config, dict):
+        for key, value in config.items():
+            if isinstance(key, str) and secret_looking_key(key):
+                yield value
+            else:
+                yield from _secret_config_values(value)
+    elif isinstance(config, list):
+        for item in config:
+            yield from _secret_config_values(item)
+
+
+def mask_type_configuration(config: Any) -> Any:
+    """A copy of a type configuration with the values of secret-looking keys masked."""
+    if isinstance(config, dict):
+        return {
+            key: SECRET_MASK
+            if isinstance(key, str) and secret_looking_key(key) and value is not None
+            else mask_type_configuration(value)
+            for key, value in config.items()
+        }
+    if isinstance(config, list):
+        return [mask_type_configuration(item) for item in config]
+    return config
 
 
 def pointer_parts(pointer: str) -> tuple[str, ...]:
@@ -249,11 +293,18 @@ class Masker:
             () if reveal_write_only else tuple(sorted({pointer_parts(p) for p in write_only}))
         )
         secrets: set[str] = set()
+        config_secrets: set[str] = set()  # values under secret-looking type configuration keys
         credentials: set[str] = set()
         for run in runs:
             for step in run.steps:
                 for location in _credential_locations(step.request):
                     credentials.update(_strings(location))
+                if not reveal_write_only:
+                    for config in _type_configurations(step.request):
+                        for value in _secret_config_values(config):
+                            config_secrets.update(
+                                s for s in _strings(value) if len(s) >= MIN_SCRUB_LEN
+                            )
                 if not self.write_only:
                     continue
                 found: list[Any] = []
@@ -265,9 +316,11 @@ class Masker:
                 for value in found:
                     secrets.update(s for s in _strings(value) if len(s) >= MIN_SCRUB_LEN)
         credentials = {c for c in credentials if len(c) >= MIN_SCRUB_LEN and c != REDACTED}
+        config_secrets = (config_secrets - credentials) - secrets
         self.secrets = frozenset(secrets - credentials)
         self.credentials = frozenset(credentials)
         self._replacement = {**dict.fromkeys(self.secrets, WRITE_ONLY_MASK)}
+        self._replacement.update(dict.fromkeys(config_secrets, SECRET_MASK))
         self._replacement.update(dict.fromkeys(self.credentials, REDACTED))
         self._scrub = trie_pattern(self._replacement)
         # The same secrets as json.dumps writes them inside a string, to find them in one pass.
@@ -317,6 +370,17 @@ class Masker:
             holder = out.get(outer)
             if isinstance(holder, dict) and inner in holder:
                 out[outer] = {**holder, inner: self.mask_model(holder[inner])}
+        return out
+
+    @staticmethod
+    def _mask_type_configuration(request: dict[str, Any]) -> dict[str, Any]:
+        out = request
+        for outer, inner in _TYPE_CONFIGURATION_PATHS:
+            holder = out.get(outer)
+            if isinstance(holder, dict) and isinstance(holder.get(inner), dict):
+                masked = mask_type_configuration(holder[inner])
+                if masked != holder[inner]:
+                    out = {**out, outer: {**holder, inner: masked}}
         return out
 
     def _mask_progress(self, progress: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -375,6 +439,8 @@ class Masker:
         data = redact(data)
         steps, texts = [], []
         for step in data["steps"]:
+            if not self.reveal_write_only and isinstance(step.get("request"), dict):
+                step = {**step, "request": self._mask_type_configuration(step["request"])}
             if self.write_only:
                 step = {
                     **step,
