@@ -96,6 +96,8 @@ class Journal:
         self._fsync = fsync
         self._fd: int | None = None
         self._closed = False
+        # run id -> (step index, callbackContext) of the last context a step returned in full
+        self._contexts: dict[str, tuple[int, Any]] = {}
 
     def _open(self) -> int:
         if self._fd is None:
@@ -183,6 +185,7 @@ class Journal:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
             entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
+            self._refer_to_repeated_context(event.run_id, event.step.index, entry)
             # = _dumps(redact(entry)); its models' members are encoded by orjson unless they may
             # hold a credential (a 5 MB model: ~10 ms instead of a redaction walk and json's
             # ~100 ms); split_depth 5: entry, step, request, request, model are taken apart, so
@@ -196,7 +199,37 @@ class Journal:
                 self.endpoint = event.run.endpoint
             self.write({"type": "run_started", "run": redact(_run_head(event.run))})
         elif isinstance(event, RunEnded):
+            self._contexts.pop(event.run.run_id, None)
             self.write({"type": "run_ended", "run": redact(_run_head(event.run))})
+
+    def _refer_to_repeated_context(self, run_id: str, index: int, entry: dict[str, Any]) -> None:
+        """Write a callbackContext that repeats the one a previous step returned as a reference
+        to that step (``context_refs``), not again in full: a 5 MB context replayed 100 times
+        costs the journal 5 MB, not 1 GB. ``load_journal`` puts the context back."""
+        step = entry["step"]
+        known = self._contexts.get(run_id)
+        refs: dict[str, int] = {}
+        request = step.get("request")
+        if (
+            known is not None
+            and isinstance(request, dict)
+            and _same_context(request.get("callbackContext"), known[1])
+        ):
+            step["request"] = {**request, "callbackContext": None}
+            refs["request"] = known[0]
+        progress = step["result"].get("progress")
+        if isinstance(progress, dict) and isinstance(progress.get("callbackContext"), dict):
+            returned = progress["callbackContext"]
+            if known is not None and _same_context(returned, known[1]):
+                step["result"] = {
+                    **step["result"],
+                    "progress": {**progress, "callbackContext": None},
+                }
+                refs["result"] = known[0]
+            elif returned:
+                self._contexts[run_id] = (index, returned)
+        if refs:
+            entry["context_refs"] = refs
 
     def close(self) -> None:
         self._closed = True
@@ -209,6 +242,17 @@ class Journal:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _same_context(value: Any, known: Any) -> bool:
+    if value is known:
+        return isinstance(value, dict) and bool(value)
+    if not isinstance(value, dict) or not isinstance(known, dict) or len(value) != len(known):
+        return False
+    try:
+        return value == known
+    except RecursionError:
+        return False
 
 
 def _cut_torn_tail(descriptor: int, end: int) -> int:
@@ -322,7 +366,11 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         runs[run.run_id] = run
     elif kind == "step":
         run = runs[entry["run_id"]]
-        run.steps.append(Step.from_dict(entry["step"]))
+        step = Step.from_dict(entry["step"])
+        refs = entry.get("context_refs")
+        if refs:
+            _restore_contexts(step, refs, run.steps)
+        run.steps.append(step)
     elif kind == "run_ended":
         ended = RunRecord.from_dict(entry["run"])
         known = runs.get(ended.run_id)
@@ -330,3 +378,23 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         runs[ended.run_id] = ended
     else:
         raise ValueError(f"unknown entry type {kind!r}")
+
+
+def _restore_contexts(step: Step, refs: Any, steps: list[Step]) -> None:
+    """Put back the callbackContexts a journal line wrote as references (``context_refs``: where
+    -> index of the step that returned it), sharing the one object."""
+    if not isinstance(refs, dict):
+        raise ValueError("context_refs: expected an object")
+    by_index = {s.index: s for s in steps}
+    for where, index in refs.items():
+        source = by_index.get(index) if isinstance(index, int) else None
+        progress = source.result.progress if source is not None else None
+        if not isinstance(progress, dict) or not isinstance(progress.get("callbackContext"), dict):
+            raise ValueError(f"context_refs: no callbackContext returned by step {index!r}")
+        context = progress["callbackContext"]
+        if where == "request" and isinstance(step.request, dict):
+            step.request = {**step.request, "callbackContext": context}
+        elif where == "result" and isinstance(step.result.progress, dict):
+            step.result.progress = {**step.result.progress, "callbackContext": context}
+        else:
+            raise ValueError(f"context_refs: unknown place {where!r}")

@@ -54,7 +54,8 @@ def write_json(
     out.write(', "runs": [')
     for i, run in enumerate(runs):
         out.write(",\n" if i else "\n")
-        out.write(terminal_safe_json(masker.run_json(run)))
+        for part in masker.run_json_parts(run):
+            out.write(terminal_safe_json(part))
     out.write("\n]}\n")
 
 

@@ -431,36 +431,40 @@ class Masker:
         step = self._scrub_value(step)
         return step, json.dumps(step, ensure_ascii=False)
 
-    def _masked(self, run: RunRecord, models: bool) -> tuple[dict[str, Any], list[str]]:
+    def _masked_head(self, run: RunRecord, models: bool) -> dict[str, Any]:
+        """The run redacted, with its chain findings scrubbed; its steps not yet masked."""
         data: dict[str, Any] = record_dict(run)
         if not models:
             # Only what the text formats show: no request, the ProgressEvent's status fields.
             data["steps"] = [_summary_step(step) for step in data["steps"]]
         data = redact(data)
-        steps, texts = [], []
-        for step in data["steps"]:
-            if not self.reveal_write_only and isinstance(step.get("request"), dict):
-                step = {**step, "request": self._mask_type_configuration(step["request"])}
-            if self.write_only:
-                step = {
-                    **step,
-                    "request": self._mask_request(step["request"])
-                    if isinstance(step.get("request"), dict)
-                    else step.get("request"),
-                    "result": {
-                        **step["result"],
-                        "progress": self._mask_progress(step["result"].get("progress")),
-                    },
-                    "diff_request": [self._mask_change(c) for c in step["diff_request"]],
-                    "diff_previous": [self._mask_change(c) for c in step["diff_previous"]],
-                }
-            step, text = self._scrub_step(_redact_free_text(step))
-            steps.append(step)
-            texts.append(text)
-        data["steps"] = steps
         if self._scrub is not None:
             data["chain_findings"] = self._scrub_value(data["chain_findings"])
-        return data, texts
+        return data
+
+    def _mask_step(self, step: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """One redacted step masked, and its JSON text."""
+        if not self.reveal_write_only and isinstance(step.get("request"), dict):
+            step = {**step, "request": self._mask_type_configuration(step["request"])}
+        if self.write_only:
+            step = {
+                **step,
+                "request": self._mask_request(step["request"])
+                if isinstance(step.get("request"), dict)
+                else step.get("request"),
+                "result": {
+                    **step["result"],
+                    "progress": self._mask_progress(step["result"].get("progress")),
+                },
+                "diff_request": [self._mask_change(c) for c in step["diff_request"]],
+                "diff_previous": [self._mask_change(c) for c in step["diff_previous"]],
+            }
+        return self._scrub_step(_redact_free_text(step))
+
+    def _masked(self, run: RunRecord, models: bool) -> dict[str, Any]:
+        data = self._masked_head(run, models)
+        data["steps"] = [self._mask_step(step)[0] for step in data["steps"]]
+        return data
 
     def run_dict(self, run: RunRecord, *, models: bool = True) -> dict[str, Any]:
         """The run as ``RunRecord.to_dict`` gives it, with everything an export must hide hidden.
@@ -469,18 +473,27 @@ class Masker:
         request payload; the ProgressEvent beyond status, errorCode and message), which makes
         masking a long session several times cheaper.
         """
-        return self._masked(run, models)[0]
+        return self._masked(run, models)
 
     def run_json(self, run: RunRecord) -> str:
         """``json.dumps(self.run_dict(run))``, reusing the text the secret scan produced."""
-        data, texts = self._masked(run, True)
-        parts = [
-            f'"steps": [{", ".join(texts)}]'
-            if key == "steps"
-            else f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
-            for key, value in data.items()
-        ]
-        return "{" + ", ".join(parts) + "}"
+        return "".join(self.run_json_parts(run))
+
+    def run_json_parts(self, run: RunRecord) -> Iterator[str]:
+        """``run_json`` in pieces, each step masked and encoded only when its turn comes, so a
+        run of 100 steps of 10 MB is never held as 1 GB of text."""
+        data = self._masked_head(run, True)
+        yield "{"
+        for number, (key, value) in enumerate(data.items()):
+            yield ", " if number else ""
+            if key != "steps":
+                yield f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
+                continue
+            yield '"steps": ['
+            for index, step in enumerate(value):
+                yield (", " if index else "") + self._mask_step(step)[1]
+            yield "]"
+        yield "}"
 
     def run(self, run: RunRecord, *, models: bool = True) -> RunRecord:
         return RunRecord.from_dict(self.run_dict(run, models=models))
