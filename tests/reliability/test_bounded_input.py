@@ -85,10 +85,17 @@ def test_a_huge_integer_in_a_schema_rpdk_config_or_env_vars_is_a_typed_error(
         load_env_vars(str(env_vars))
     proc = cfn_debug("serve", "--env-vars", str(env_vars), "--port", "1", cwd=tmp_path)
     one_line_naming(proc, env_vars)
-    config = tmp_path / "config.json"
+    elsewhere = tmp_path / "elsewhere"  # not the project above: its .rpdk-config would answer
+    elsewhere.mkdir()
+    config = elsewhere / "config.json"
     config.write_text(f'{{"Fault": {HUGE}}}')
-    proc = cfn_debug("scenario", "--type-configuration", str(config), "--list", cwd=tmp_path)
-    assert "Traceback" not in proc.stderr and proc.returncode in (0, 2)
+    nowhere = ["--endpoint", "http://127.0.0.1:9"]  # read before any endpoint is tried
+    proc = cfn_debug("scenario", "--type-configuration", str(config), *nowhere, cwd=elsewhere)
+    one_line_naming(proc, config)
+    given = config.read_text()
+    proc = cfn_debug("scenario", "--type-configuration", given, *nowhere, cwd=elsewhere)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "--type-configuration" in proc.stderr and "internal error" not in proc.stderr
 
 
 def test_a_huge_integer_in_a_transcript_or_journal_is_a_one_line_error(tmp_path: Path) -> None:

@@ -41,8 +41,10 @@ def export_command(args: argparse.Namespace) -> int:
         raise CfnDebugError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     session = load_session(source)
     _runs, meta = runs_and_meta(session)
+    from cfn_debug.crash import one_line
+
     for problem in getattr(session, "problems", []):
-        print(f"cfn-debug: warning: {problem}", file=sys.stderr)
+        print(f"cfn-debug: warning: {one_line(problem)}", file=sys.stderr)
     reveal: bool = bool(args.reveal_write_only)
     schema_path = _schema_path(args.schema, meta)
     write_only: tuple[str, ...] = ()

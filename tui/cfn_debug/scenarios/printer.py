@@ -5,10 +5,12 @@ and the contract sentence, its cleanup, and a summary table."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from cfn_debug.console import ConsolePrinter
+from cfn_debug.console import (
+    ConsolePrinter,
+    escape,  # printable + literal markup: handler text
+)
 from cfn_debug.scenarios.results import (
     ActionStarted,
     Outcome,
