@@ -187,3 +187,37 @@ def test_hostile_transcripts_are_one_line_errors_for_export_and_open(tmp_path: P
                 one_line_naming(proc, path)
             except AssertionError as failed:
                 raise AssertionError(f"{command} {name}: {failed}") from None
+
+
+def test_a_journal_whose_step_nests_past_what_exports_can_walk_is_a_one_line_error(
+    tmp_path: Path,
+) -> None:
+    """A hand-made journal that parses (nested 600 deep, under the JSON reader's limit) but is
+    deeper than the exporters' redaction can walk: one line naming the file, in every format."""
+    deep = "1"
+    for _ in range(600):
+        deep = '{"a":' + deep + "}"
+    run = {
+        "run_id": "r",
+        "event_name": "e",
+        "action": "CREATE",
+        "function_name": "f",
+        "endpoint": "x",
+        "started_at": "t",
+    }
+    step = (
+        '{"type":"step","run_id":"r","step":{"index":0,"action":"CREATE","function_name":"f",'
+        f'"request":{{"m":{deep}}},"result":{{"kind":"progress","duration_s":0.1,'
+        f'"progress":{{"status":"SUCCESS","resourceModel":{deep}}}}},"started_at":"t",'
+        '"limit_s":60}}'
+    )
+    path = tmp_path / "deep.jsonl"
+    head = ['{"type":"session"}', json.dumps({"type": "run_started", "run": run})]
+    path.write_text("\n".join([*head, step]) + "\n", encoding="utf-8")
+    for fmt in ("json", "md", "html", "junit"):
+        # --reveal-write-only: no "no schema" warning beside the error line
+        proc = cfn_debug("export", str(path), "--format", fmt, "--reveal-write-only", cwd=tmp_path)
+        if proc.returncode != 0:  # the text formats leave the models out, and may succeed
+            one_line_naming(proc, path)
+    proc = cfn_debug("export", str(path), "--reveal-write-only", cwd=tmp_path)
+    one_line_naming(proc, path)
