@@ -341,6 +341,12 @@ def load_journal(path: Path) -> Session:
                 field=f"line {number}",
             )
         try:
+            _check_entry(entry, path)
+        except JournalError as error:  # name the line as the field; the entry's field in text
+            raise JournalError(
+                f"{error.field}: {error.detail}", path=path, field=f"line {number}"
+            ) from None
+        try:
             _apply(entry, session, runs)
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise JournalError(
@@ -350,6 +356,20 @@ def load_journal(path: Path) -> Session:
             ) from None
     session.runs = list(runs.values())
     return session
+
+
+def _check_entry(entry: dict[str, Any], path: Path) -> None:
+    """Check a run or step entry field by field (a journal may be hand-made or damaged): a
+    JournalError naming the line and field, never a record a consumer later trips on."""
+    from cfn_debug.export.validation import check_run, check_step
+
+    kind = entry.get("type")
+    if kind in ("run_started", "run_ended"):
+        check_run(entry.get("run"), path, "run")
+    elif kind == "step":
+        if not isinstance(entry.get("run_id"), str):
+            raise JournalError("expected a run id (a string)", path=path, field="run_id")
+        check_step(entry.get("step"), path, "step")
 
 
 def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) -> None:

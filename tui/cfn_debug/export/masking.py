@@ -266,6 +266,27 @@ def _redact_free_text(step: dict[str, Any]) -> dict[str, Any]:
     return {**step, "result": result, "findings": findings}
 
 
+def _keep_enums(scrubbed: Any, original: Any, *keys: str) -> Any:
+    """``scrubbed`` with the enumerated fields of ``original`` put back: a "credential" that
+    equals ``progress`` or ``CREATE`` (a hand-made transcript) must not turn a step's kind or
+    action into ``***REDACTED***``, which would no longer load. Enumerations reveal nothing."""
+    if not isinstance(scrubbed, dict) or not isinstance(original, dict):
+        return scrubbed
+    if keys:
+        return {**scrubbed, **{k: original[k] for k in keys if k in original}}
+    out = {**scrubbed, **{k: original[k] for k in ("action",) if k in original}}
+    result, before = out.get("result"), original.get("result")
+    if isinstance(result, dict) and isinstance(before, dict) and "kind" in before:
+        out["result"] = {**result, "kind": before["kind"]}
+    for name, key in (("findings", "level"), ("diff_request", "kind"), ("diff_previous", "kind")):
+        items, originals = out.get(name), original.get(name)
+        if isinstance(items, list) and isinstance(originals, list):
+            out[name] = [
+                _keep_enums(item, first, key) for item, first in zip(items, originals, strict=False)
+            ]
+    return out
+
+
 _SUMMARY_PROGRESS = ("status", "errorCode", "message")
 
 
@@ -428,7 +449,7 @@ class Masker:
         text = json.dumps(step, ensure_ascii=False)
         if self._detect is None or not self._detect.search(text):
             return step, text
-        step = self._scrub_value(step)
+        step = _keep_enums(self._scrub_value(step), step)
         return step, json.dumps(step, ensure_ascii=False)
 
     def _masked_head(self, run: RunRecord, models: bool) -> dict[str, Any]:
@@ -439,7 +460,9 @@ class Masker:
             data["steps"] = [_summary_step(step) for step in data["steps"]]
         data = redact(data)
         if self._scrub is not None:
-            data["chain_findings"] = self._scrub_value(data["chain_findings"])
+            data["chain_findings"] = [
+                _keep_enums(self._scrub_value(f), f, "level") for f in data["chain_findings"]
+            ]
         return data
 
     def _mask_step(self, step: dict[str, Any]) -> tuple[dict[str, Any], str]:
