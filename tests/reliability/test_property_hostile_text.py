@@ -36,6 +36,14 @@ from cfn_debug.records import (
     StepCompleted,
 )
 from cfn_debug.session import Journal, Session, load_journal
+from cfn_debug.watch import (
+    BuildFinished,
+    BuildStarted,
+    ChangeDetected,
+    Comparison,
+    WatchProblem,
+    WatchReady,
+)
 
 EXAMPLES = int(os.environ.get("RELIABILITY_EXAMPLES", "60"))
 SETTINGS = settings(
@@ -152,6 +160,26 @@ def test_the_console_printer_prints_any_text_safely(run: RunRecord) -> None:
     printed = out.getvalue()
     assert _RAW.findall(printed) == []
     assert run.steps[0].result.logs[0].count("[") <= printed.count("[")  # markup kept literal
+
+
+@given(text=hostile_text, other=hostile_text)
+@SETTINGS
+def test_the_watch_printer_prints_any_text_safely(text: str, other: str) -> None:
+    """`run --watch` prints changed paths, the build command and its output, and problems."""
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None, highlight=False, soft_wrap=True)
+    printer = ConsolePrinter(console)
+    finding = Finding("status-valid", Level.MUST, text, "/" + other, 0)
+    for event in (
+        WatchReady((text, other)),
+        ChangeDetected((text,), frozenset({"SOURCE"}), 0.0),
+        BuildStarted(text),
+        BuildFinished(other, False, 3, f"{text}\n{other}", 0.1),
+        WatchProblem(text),
+        Comparison(other, "r2", "r1", (finding,), (finding,), ()),
+    ):
+        printer.handle_watch(event)
+    assert _RAW.findall(out.getvalue()) == []
 
 
 @given(run=hostile_runs())
