@@ -221,3 +221,25 @@ def test_a_journal_whose_step_nests_past_what_exports_can_walk_is_a_one_line_err
             one_line_naming(proc, path)
     proc = cfn_debug("export", str(path), "--reveal-write-only", cwd=tmp_path)
     one_line_naming(proc, path)
+
+
+def test_an_input_file_over_64_mb_is_refused_before_reading(tmp_path: Path) -> None:
+    """A 100 GB sparse file named as an event, a schema or a template: refused from its size
+    (reading it would take minutes and all memory), one line naming the file."""
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as file:
+        file.truncate(100 * 1024**3)
+    for load in (load_event, load_schema):
+        with pytest.raises(CfnDebugError, match="at most 64 MB") as caught:
+            load(huge)
+        assert caught.value.path == str(huge)
+    line = one_line_naming(cfn_debug("run", str(huge), "--no-journal", cwd=tmp_path), huge)
+    assert "at most 64 MB" in line
+    project = tmp_path / "project"
+    project.mkdir()
+    with (project / "template.yml").open("wb") as file:
+        file.truncate(100 * 1024**3)
+    from cfn_debug.endpoint.template import load_functions
+
+    with pytest.raises(CfnDebugError, match="at most 64 MB"):
+        load_functions(project)

@@ -108,7 +108,7 @@ def load_transcript(path: str | Path) -> Session:
     """Load a JSON transcript written by :func:`write_json` as the Session it was written from."""
     path = Path(path)
     try:
-        text = read_text(path)
+        text = read_text(path, max_bytes=None)
     except OSError as error:
         raise JournalError(f"cannot read the transcript: {error.strerror}", path=path) from None
     except UnicodeDecodeError:
@@ -153,7 +153,7 @@ def load_session(path: Path) -> Session:
     What `cfn-debug export` and `cfn-debug open` take as input.
     """
     try:
-        text = read_text(path)
+        text = read_text(path, max_bytes=None)
     except FileNotFoundError:
         raise JournalError("no such file; expected a journal or transcript", path=path) from None
     except OSError as error:
