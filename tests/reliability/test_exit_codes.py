@@ -32,7 +32,7 @@ _ARGS = {
     "run": ["event.json"],
     "export": ["journal.jsonl"],
     "rules": [],
-    "scenario": [],
+    "scenario": ["--type-configuration", '{"ApiToken": "crash-report-secret-value"}'],
     "open": ["transcript.json"],
 }
 
@@ -61,6 +61,7 @@ def test_a_bug_in_any_command_exits_2_with_one_line_and_a_crash_report(
     assert len(reports) == 1 and str(reports[0]) in lines[0]
     report = reports[0].read_text(encoding="utf-8")
     assert "Traceback" in report and "boom" in report and "\x1b" not in report
+    assert "crash-report-secret-value" not in report  # option values are left out
     assert reports[0].stat().st_mode & 0o777 == 0o600
 
 
