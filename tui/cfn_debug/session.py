@@ -30,7 +30,9 @@ from cfn_debug.errors import JournalError
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.redact import redact, redacted_json
 
-JOURNAL_FORMAT = 1
+#: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
+#: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
+JOURNAL_FORMAT = 2
 
 
 def state_dir() -> Path:
@@ -375,6 +377,12 @@ def _check_entry(entry: dict[str, Any], path: Path) -> None:
 def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) -> None:
     kind = entry.get("type")
     if kind == "session":
+        written = entry.get("format")
+        if isinstance(written, int) and not isinstance(written, bool) and written > JOURNAL_FORMAT:
+            raise ValueError(
+                f"journal format {written} is newer than this cfn-debug reads ({JOURNAL_FORMAT}); "
+                "upgrade cfn-debug to open it"
+            )
         session.project = entry.get("project")
         session.endpoint = entry.get("endpoint")
         session.version = entry.get("version") or session.version
