@@ -85,10 +85,17 @@ def test_a_huge_integer_in_a_schema_rpdk_config_or_env_vars_is_a_typed_error(
         load_env_vars(str(env_vars))
     proc = cfn_debug("serve", "--env-vars", str(env_vars), "--port", "1", cwd=tmp_path)
     one_line_naming(proc, env_vars)
-    config = tmp_path / "config.json"
+    elsewhere = tmp_path / "elsewhere"  # not the project above: its .rpdk-config would answer
+    elsewhere.mkdir()
+    config = elsewhere / "config.json"
     config.write_text(f'{{"Fault": {HUGE}}}')
-    proc = cfn_debug("scenario", "--type-configuration", str(config), "--list", cwd=tmp_path)
-    assert "Traceback" not in proc.stderr and proc.returncode in (0, 2)
+    nowhere = ["--endpoint", "http://127.0.0.1:9"]  # read before any endpoint is tried
+    proc = cfn_debug("scenario", "--type-configuration", str(config), *nowhere, cwd=elsewhere)
+    one_line_naming(proc, config)
+    given = config.read_text()
+    proc = cfn_debug("scenario", "--type-configuration", given, *nowhere, cwd=elsewhere)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "--type-configuration" in proc.stderr and "internal error" not in proc.stderr
 
 
 def test_a_huge_integer_in_a_transcript_or_journal_is_a_one_line_error(tmp_path: Path) -> None:
@@ -180,3 +187,59 @@ def test_hostile_transcripts_are_one_line_errors_for_export_and_open(tmp_path: P
                 one_line_naming(proc, path)
             except AssertionError as failed:
                 raise AssertionError(f"{command} {name}: {failed}") from None
+
+
+def test_a_journal_whose_step_nests_past_what_exports_can_walk_is_a_one_line_error(
+    tmp_path: Path,
+) -> None:
+    """A hand-made journal that parses (nested 600 deep, under the JSON reader's limit) but is
+    deeper than the exporters' redaction can walk: one line naming the file, in every format."""
+    deep = "1"
+    for _ in range(600):
+        deep = '{"a":' + deep + "}"
+    run = {
+        "run_id": "r",
+        "event_name": "e",
+        "action": "CREATE",
+        "function_name": "f",
+        "endpoint": "x",
+        "started_at": "t",
+    }
+    step = (
+        '{"type":"step","run_id":"r","step":{"index":0,"action":"CREATE","function_name":"f",'
+        f'"request":{{"m":{deep}}},"result":{{"kind":"progress","duration_s":0.1,'
+        f'"progress":{{"status":"SUCCESS","resourceModel":{deep}}}}},"started_at":"t",'
+        '"limit_s":60}}'
+    )
+    path = tmp_path / "deep.jsonl"
+    head = ['{"type":"session"}', json.dumps({"type": "run_started", "run": run})]
+    path.write_text("\n".join([*head, step]) + "\n", encoding="utf-8")
+    for fmt in ("json", "md", "html", "junit"):
+        # --reveal-write-only: no "no schema" warning beside the error line
+        proc = cfn_debug("export", str(path), "--format", fmt, "--reveal-write-only", cwd=tmp_path)
+        if proc.returncode != 0:  # the text formats leave the models out, and may succeed
+            one_line_naming(proc, path)
+    proc = cfn_debug("export", str(path), "--reveal-write-only", cwd=tmp_path)
+    one_line_naming(proc, path)
+
+
+def test_an_input_file_over_64_mb_is_refused_before_reading(tmp_path: Path) -> None:
+    """A 100 GB sparse file named as an event, a schema or a template: refused from its size
+    (reading it would take minutes and all memory), one line naming the file."""
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as file:
+        file.truncate(100 * 1024**3)
+    for load in (load_event, load_schema):
+        with pytest.raises(CfnDebugError, match="at most 64 MB") as caught:
+            load(huge)
+        assert caught.value.path == str(huge)
+    line = one_line_naming(cfn_debug("run", str(huge), "--no-journal", cwd=tmp_path), huge)
+    assert "at most 64 MB" in line
+    project = tmp_path / "project"
+    project.mkdir()
+    with (project / "template.yml").open("wb") as file:
+        file.truncate(100 * 1024**3)
+    from cfn_debug.endpoint.template import load_functions
+
+    with pytest.raises(CfnDebugError, match="at most 64 MB"):
+        load_functions(project)

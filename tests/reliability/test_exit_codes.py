@@ -32,7 +32,7 @@ _ARGS = {
     "run": ["event.json"],
     "export": ["journal.jsonl"],
     "rules": [],
-    "scenario": [],
+    "scenario": ["--type-configuration", '{"ApiToken": "crash-report-secret-value"}'],
     "open": ["transcript.json"],
 }
 
@@ -61,6 +61,7 @@ def test_a_bug_in_any_command_exits_2_with_one_line_and_a_crash_report(
     assert len(reports) == 1 and str(reports[0]) in lines[0]
     report = reports[0].read_text(encoding="utf-8")
     assert "Traceback" in report and "boom" in report and "\x1b" not in report
+    assert "crash-report-secret-value" not in report  # option values are left out
     assert reports[0].stat().st_mode & 0o777 == 0o600
 
 
@@ -77,3 +78,19 @@ def test_serve_on_a_port_outside_1_to_65535_is_a_usage_error(port: str, tmp_path
     )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "1-65535" in proc.stderr
+
+
+def test_a_usage_error_quoting_a_hostile_argument_is_escaped(tmp_path: Path) -> None:
+    """argparse quotes unrecognized arguments as given: an escape sequence in one is shown as
+    ``\\x1b``, on one line, exit 2."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", "rules", "a", "\x1b]0;owned\x07\x9b2J"],
+        capture_output=True,
+        text=True,
+        env=child_env(XDG_STATE_HOME=str(tmp_path)),
+        cwd=REPO,
+        timeout=30,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "\x1b" not in proc.stderr and "\x9b" not in proc.stderr
+    assert "\\x1b]0;owned\\x07" in proc.stderr

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from cfn_debug.chain import INTERNAL_ERROR_RULE
+from cfn_debug.errors import CfnDebugError
 from cfn_debug.records import EndReason, Level
 from cfn_debug.session import Journal, load_journal
 from cfn_debug.workspace import Workspace
@@ -210,3 +211,15 @@ def test_run_exits_2_not_1_when_its_checks_fail(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert INTERNAL_ERROR_RULE in proc.stdout and "Traceback" not in proc.stderr
     assert len(load_journal(journal).runs[0].steps) == 1
+
+
+def test_a_journal_from_a_newer_format_is_refused_not_misread(tmp_path: Path) -> None:
+    """A journal whose header says a format this version does not know (a newer writer may
+    refer to data this reader would drop) is a one-line error, not a silently partial session."""
+    path = tmp_path / "newer.jsonl"
+    path.write_text('{"type": "session", "format": 99}\n', encoding="utf-8")
+    with pytest.raises(CfnDebugError, match="format 99"):
+        load_journal(path)
+    older = tmp_path / "older.jsonl"
+    older.write_text('{"type": "session", "format": 1}\n', encoding="utf-8")
+    assert load_journal(older).runs == []

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
+from typing import NoReturn
 
 from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError
@@ -27,6 +28,16 @@ COMMANDS: dict[str, str] = {
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its error line made safe: it quotes unrecognized arguments as given, and an
+    argument may carry escape sequences (a file name from a script, say)."""
+
+    def error(self, message: str) -> NoReturn:
+        from cfn_debug.crash import one_line
+
+        super().error(one_line(message))
 
 
 def port_number(text: str) -> int:
@@ -88,7 +99,7 @@ def _add_python_option(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cfn-debug",
         description="Debug CloudFormation resource-type handlers: replay IN_PROGRESS chains, "
         "check the handler contract, diff models, time every invocation.",

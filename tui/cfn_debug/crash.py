@@ -32,7 +32,7 @@ def write_crash_report(error: BaseException, argv: list[str] | None = None) -> P
     lines = [
         f"cfn-debug {__version__} crashed at {stamp}",
         f"python {sys.version.split()[0]} on {sys.platform}",
-        f"arguments: {printable(repr(argv if argv is not None else sys.argv[1:]))}",
+        f"arguments: {_shape(argv if argv is not None else sys.argv[1:])}",
         "",
         *traceback.format_exception(type(error), error, error.__traceback__),
     ]
@@ -48,6 +48,14 @@ def write_crash_report(error: BaseException, argv: list[str] | None = None) -> P
     except OSError:
         return None
     return path
+
+
+def _shape(argv: list[str]) -> str:
+    """The command and its option names, without their values: a value may be a secret (a
+    --type-configuration holding a password) and the report must not keep it."""
+    shown = [argv[0]] if argv else []
+    shown += [arg.split("=", 1)[0] for arg in argv[1:] if arg.startswith("-")]
+    return printable(" ".join(shown))
 
 
 def one_line(text: str) -> str:

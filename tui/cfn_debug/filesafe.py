@@ -21,6 +21,22 @@ _KINDS = (
 )
 
 
+#: The largest event, schema, template or settings file read (a Lambda payload is at most 6 MB;
+#: the largest AWS resource schemas are a few hundred KB). Journals and transcripts have none.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+class TooLarge(OSError):
+    """The file is larger than the caller reads; ``strerror`` says so."""
+
+    def __init__(self, path: str | Path, size: int, limit: int) -> None:
+        super().__init__(
+            errno.EFBIG,
+            f"expected a file of at most {limit // (1024 * 1024)} MB, found {size:,} bytes",
+            str(path),
+        )
+
+
 class NotRegularFile(OSError):
     """The path is not a regular file; ``strerror`` says what it is instead."""
 
@@ -36,15 +52,25 @@ def _check(path: str | Path, mode: int) -> None:
         raise NotRegularFile(path, mode)
 
 
-def read_bytes(path: str | Path) -> bytes:
-    """The bytes of the regular file at ``path`` (links followed); OSError otherwise."""
+def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (links followed); OSError otherwise, also when
+    it is larger than ``max_bytes`` (checked before reading, and while reading)."""
     _check(path, os.stat(path).st_mode)
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with open(descriptor, "rb") as file:
-        _check(path, os.fstat(descriptor).st_mode)
-        return file.read()
+        info = os.fstat(descriptor)
+        _check(path, info.st_mode)
+        if max_bytes is None:
+            return file.read()
+        if info.st_size > max_bytes:
+            raise TooLarge(path, info.st_size, max_bytes)
+        data = file.read(max_bytes + 1)  # a file that grew since fstat
+        if len(data) > max_bytes:
+            raise TooLarge(path, len(data), max_bytes)
+        return data
 
 
-def read_text(path: str | Path) -> str:
-    """The UTF-8 text of the regular file at ``path``; OSError or UnicodeDecodeError otherwise."""
-    return read_bytes(path).decode("utf-8")
+def read_text(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of the regular file at ``path``, at most ``max_bytes`` long; OSError or
+    UnicodeDecodeError otherwise."""
+    return read_bytes(path, max_bytes).decode("utf-8")

@@ -404,3 +404,33 @@ def redacted_json(obj: Any, dumps: Callable[[Any], str], *, split_depth: int = 0
         clean=lambda raw: not may_hold_secret(raw),
         split_depth=split_depth,
     ).encode(obj)
+
+
+# --- type configuration keys that look secret ---------------------------------------------------
+
+#: Words that make a key a secret wherever they stand in it (ApiToken, DbPassword, ClientSecret).
+_SECRET_WORDS = frozenset(
+    {"password", "passwd", "passphrase", "secret", "token", "credential", "credentials"}
+)
+#: Last words that name something about a secret, not the secret itself (SecretArn, TokenUrl,
+#: PasswordLength): such a key is not masked.
+_ABOUT_WORDS = frozenset(
+    {
+        "arn", "id", "ids", "name", "names", "url", "uri", "endpoint", "type", "length",
+        "size", "count", "ttl", "expiry", "expiration", "region", "version", "enabled",
+        "policy", "format", "path", "field", "header", "rotation",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def secret_looking_key(key: str) -> bool:
+    """Whether a type configuration key names a secret: it holds a secret word (password,
+    secret, token, credential ...), or it ends in the word "key" (ApiKey, PrivateKey, key), and
+    its last word does not name something *about* a secret (KeyName, KeyId, SecretArn, TokenUrl).
+    Words are split at case changes, digits, ``_`` and ``-``: ``api_key``, ``APIKey``, ``apiKey``.
+    """
+    words = [w.lower() for w in _WORD.findall(key)]
+    if not words or words[-1] in _ABOUT_WORDS:
+        return False
+    return words[-1] == "key" or any(w in _SECRET_WORDS for w in words)

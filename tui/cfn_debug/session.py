@@ -30,7 +30,9 @@ from cfn_debug.errors import JournalError
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.redact import redact, redacted_json
 
-JOURNAL_FORMAT = 1
+#: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
+#: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
+JOURNAL_FORMAT = 2
 
 
 def state_dir() -> Path:
@@ -96,6 +98,8 @@ class Journal:
         self._fsync = fsync
         self._fd: int | None = None
         self._closed = False
+        # run id -> (step index, callbackContext) of the last context a step returned in full
+        self._contexts: dict[str, tuple[int, Any]] = {}
 
     def _open(self) -> int:
         if self._fd is None:
@@ -183,6 +187,7 @@ class Journal:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
             entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
+            self._refer_to_repeated_context(event.run_id, event.step.index, entry)
             # = _dumps(redact(entry)); its models' members are encoded by orjson unless they may
             # hold a credential (a 5 MB model: ~10 ms instead of a redaction walk and json's
             # ~100 ms); split_depth 5: entry, step, request, request, model are taken apart, so
@@ -196,7 +201,37 @@ class Journal:
                 self.endpoint = event.run.endpoint
             self.write({"type": "run_started", "run": redact(_run_head(event.run))})
         elif isinstance(event, RunEnded):
+            self._contexts.pop(event.run.run_id, None)
             self.write({"type": "run_ended", "run": redact(_run_head(event.run))})
+
+    def _refer_to_repeated_context(self, run_id: str, index: int, entry: dict[str, Any]) -> None:
+        """Write a callbackContext that repeats the one a previous step returned as a reference
+        to that step (``context_refs``), not again in full: a 5 MB context replayed 100 times
+        costs the journal 5 MB, not 1 GB. ``load_journal`` puts the context back."""
+        step = entry["step"]
+        known = self._contexts.get(run_id)
+        refs: dict[str, int] = {}
+        request = step.get("request")
+        if (
+            known is not None
+            and isinstance(request, dict)
+            and _same_context(request.get("callbackContext"), known[1])
+        ):
+            step["request"] = {**request, "callbackContext": None}
+            refs["request"] = known[0]
+        progress = step["result"].get("progress")
+        if isinstance(progress, dict) and isinstance(progress.get("callbackContext"), dict):
+            returned = progress["callbackContext"]
+            if known is not None and _same_context(returned, known[1]):
+                step["result"] = {
+                    **step["result"],
+                    "progress": {**progress, "callbackContext": None},
+                }
+                refs["result"] = known[0]
+            elif returned:
+                self._contexts[run_id] = (index, returned)
+        if refs:
+            entry["context_refs"] = refs
 
     def close(self) -> None:
         self._closed = True
@@ -209,6 +244,17 @@ class Journal:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _same_context(value: Any, known: Any) -> bool:
+    if value is known:
+        return isinstance(value, dict) and bool(value)
+    if not isinstance(value, dict) or not isinstance(known, dict) or len(value) != len(known):
+        return False
+    try:
+        return value == known
+    except RecursionError:
+        return False
 
 
 def _cut_torn_tail(descriptor: int, end: int) -> int:
@@ -299,6 +345,12 @@ def load_journal(path: Path) -> Session:
                 field=f"line {number}",
             )
         try:
+            _check_entry(entry, path)
+        except JournalError as error:  # name the line as the field; the entry's field in text
+            raise JournalError(
+                f"{error.field}: {error.detail}", path=path, field=f"line {number}"
+            ) from None
+        try:
             _apply(entry, session, runs)
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise JournalError(
@@ -310,9 +362,29 @@ def load_journal(path: Path) -> Session:
     return session
 
 
+def _check_entry(entry: dict[str, Any], path: Path) -> None:
+    """Check a run or step entry field by field (a journal may be hand-made or damaged): a
+    JournalError naming the line and field, never a record a consumer later trips on."""
+    from cfn_debug.export.validation import check_run, check_step
+
+    kind = entry.get("type")
+    if kind in ("run_started", "run_ended"):
+        check_run(entry.get("run"), path, "run")
+    elif kind == "step":
+        if not isinstance(entry.get("run_id"), str):
+            raise JournalError("expected a run id (a string)", path=path, field="run_id")
+        check_step(entry.get("step"), path, "step")
+
+
 def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) -> None:
     kind = entry.get("type")
     if kind == "session":
+        written = entry.get("format")
+        if isinstance(written, int) and not isinstance(written, bool) and written > JOURNAL_FORMAT:
+            raise ValueError(
+                f"journal format {written} is newer than this cfn-debug reads ({JOURNAL_FORMAT}); "
+                "upgrade cfn-debug to open it"
+            )
         session.project = entry.get("project")
         session.endpoint = entry.get("endpoint")
         session.version = entry.get("version") or session.version
@@ -324,7 +396,11 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         runs[run.run_id] = run
     elif kind == "step":
         run = runs[entry["run_id"]]
-        run.steps.append(Step.from_dict(entry["step"]))
+        step = Step.from_dict(entry["step"])
+        refs = entry.get("context_refs")
+        if refs:
+            _restore_contexts(step, refs, run.steps)
+        run.steps.append(step)
     elif kind == "run_ended":
         ended = RunRecord.from_dict(entry["run"])
         known = runs.get(ended.run_id)
@@ -332,3 +408,23 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         runs[ended.run_id] = ended
     else:
         raise ValueError(f"unknown entry type {kind!r}")
+
+
+def _restore_contexts(step: Step, refs: Any, steps: list[Step]) -> None:
+    """Put back the callbackContexts a journal line wrote as references (``context_refs``: where
+    -> index of the step that returned it), sharing the one object."""
+    if not isinstance(refs, dict):
+        raise ValueError("context_refs: expected an object")
+    by_index = {s.index: s for s in steps}
+    for where, index in refs.items():
+        source = by_index.get(index) if isinstance(index, int) else None
+        progress = source.result.progress if source is not None else None
+        if not isinstance(progress, dict) or not isinstance(progress.get("callbackContext"), dict):
+            raise ValueError(f"context_refs: no callbackContext returned by step {index!r}")
+        context = progress["callbackContext"]
+        if where == "request" and isinstance(step.request, dict):
+            step.request = {**step.request, "callbackContext": context}
+        elif where == "result" and isinstance(step.result.progress, dict):
+            step.result.progress = {**step.result.progress, "callbackContext": context}
+        else:
+            raise ValueError(f"context_refs: unknown place {where!r}")

@@ -8,6 +8,8 @@ they load as plain values, since nothing here evaluates them.
 
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,8 @@ import yaml
 
 from cfn_debug.errors import ProjectError
 from cfn_debug.events import read_json
+from cfn_debug.filesafe import read_text
+from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 TEMPLATE_NAMES = ("template.yml", "template.yaml")
 RPDK_CONFIG = ".rpdk-config"
@@ -74,9 +78,73 @@ def load_functions(project_dir: Path) -> dict[str, FunctionSpec]:
     )
 
 
+#: How many nodes a template may hold once its aliases are expanded. A real SAM template has a
+#: few thousand at most; a "billion laughs" alias bomb has 10^9 from a few hundred bytes.
+MAX_TEMPLATE_NODES = 100_000
+
+
+def _expanded_size(root: yaml.Node, path: Path) -> int:
+    """The node count of ``root`` with every alias expanded, computed on the composed graph
+    (each node once, memoized), so that a bomb is measured without being expanded."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            children = _children(node)
+            sizes[key] = min(1 + sum(sizes[id(c)] for c in children), MAX_TEMPLATE_NODES + 1)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise ProjectError("expected a template without recursive YAML aliases", path=path)
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _load_yaml(text: str, path: Path) -> Any:
+    """Parse the template; an alias bomb is refused from the composed graph, before any value is
+    built, and an integer over Python's digit limit or nesting too deep is a ProjectError."""
+    loader = _TolerantLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_size(node, path) > MAX_TEMPLATE_NODES:
+            raise ProjectError(
+                f"expected a template of at most {MAX_TEMPLATE_NODES:,} values once its YAML "
+                "aliases are expanded; this one holds more (an alias bomb?), so it is not read",
+                path=path,
+            )
+        return loader.construct_document(node)
+    except RecursionError:
+        raise ProjectError(
+            "expected YAML nested at most a few hundred levels deep", path=path
+        ) from None
+    except ValueError as error:
+        if not is_digit_limit(error):
+            raise
+        raise ProjectError(TOO_MANY_DIGITS, path=path) from None
+    finally:
+        loader.dispose()
+
+
 def _from_template(path: Path) -> dict[str, FunctionSpec]:
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_TolerantLoader)
+        doc = _load_yaml(read_text(path), path)
     except OSError as error:
         raise ProjectError(f"cannot read: {error.strerror}", path=path) from error
     except UnicodeDecodeError as error:
@@ -84,7 +152,7 @@ def _from_template(path: Path) -> dict[str, FunctionSpec]:
             f"expected UTF-8 text: {error.reason} at byte {error.start}", path=path
         ) from None
     except yaml.YAMLError as error:
-        raise ProjectError(f"expected YAML: {_one_line(error)}", path=path) from error
+        raise ProjectError(f"expected YAML: {_one_line(error)}", path=path) from None
     if not isinstance(doc, dict):
         raise ProjectError("expected a mapping at the top level of the template", path=path)
     resources = doc.get("Resources")
@@ -139,9 +207,16 @@ def _spec(name: str, props: dict[str, Any], path: Path, where: str) -> FunctionS
         name=name,
         handler=handler,
         code_dir=_code_dir(props.get("CodeUri"), path, f"{where}.CodeUri"),
-        timeout_s=_number(props.get("Timeout", DEFAULT_TIMEOUT_S), path, f"{where}.Timeout"),
+        timeout_s=_whole_number(
+            props.get("Timeout", DEFAULT_TIMEOUT_S), TIMEOUT_RANGE, path, f"{where}.Timeout"
+        ),
         memory_mb=int(
-            _number(props.get("MemorySize", DEFAULT_MEMORY_MB), path, f"{where}.MemorySize")
+            _whole_number(
+                props.get("MemorySize", DEFAULT_MEMORY_MB),
+                MEMORY_RANGE,
+                path,
+                f"{where}.MemorySize",
+            )
         ),
         runtime=runtime,
         environment=_variables(props.get("Environment"), path, f"{where}.Environment"),
@@ -158,7 +233,22 @@ def _code_dir(code_uri: Any, path: Path, where: str) -> Path:
             path=path,
             field=where,
         )
+    # Inside the project, compared before links are followed (a linked src/ is fine): the code
+    # directory goes on the workers' import path and is watched for saves.
+    lexical = Path(os.path.normpath(root.absolute() / code_uri))
+    if lexical == Path(lexical.anchor) or not lexical.is_relative_to(root.absolute()):
+        raise ProjectError(
+            f"expected a directory inside the project ({root}), got {code_uri!r}",
+            path=path,
+            field=where,
+        )
     code_dir = (root / code_uri).resolve()
+    if code_dir == Path(code_dir.anchor):
+        raise ProjectError(
+            f"expected a directory inside the project, got {code_uri!r}, which is {code_dir}",
+            path=path,
+            field=where,
+        )
     if code_dir.is_dir():
         return code_dir
     # `cfn submit --dry-run` / `sam build` fill build/; before that the sources are in src/.
@@ -167,15 +257,27 @@ def _code_dir(code_uri: Any, path: Path, where: str) -> Path:
     raise ProjectError(f"expected a directory, {code_dir} does not exist", path=path, field=where)
 
 
-def _number(value: Any, path: Path, where: str) -> float:
+#: Lambda's own bounds: Timeout 1-900 seconds, MemorySize 128-10,240 MB, both whole numbers.
+TIMEOUT_RANGE = (1, 900)
+MEMORY_RANGE = (128, 10_240)
+
+
+def _whole_number(value: Any, bounds: tuple[int, int], path: Path, where: str) -> float:
+    """A whole number within ``bounds`` (an int, a float with no fraction or a string of one);
+    NaN, infinities, fractions, zero, negatives and anything else are a ProjectError."""
+    low, high = bounds
+    expected = f"expected a number from {low:,} to {high:,} with no fraction"
+    shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else repr(value[:40])
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ProjectError(f"expected a number, got {value!r}", path=path, field=where)
+        raise ProjectError(f"{expected}, got {shown}", path=path, field=where)
+    if isinstance(value, str) and len(value.strip()) > 20:
+        raise ProjectError(f"{expected}, got {shown}", path=path, field=where)
     try:
         number = float(value)
-    except ValueError as error:
-        raise ProjectError(f"expected a number, got {value!r}", path=path, field=where) from error
-    if number <= 0:
-        raise ProjectError(f"expected a positive number, got {value!r}", path=path, field=where)
+    except (ValueError, OverflowError):
+        raise ProjectError(f"{expected}, got {shown}", path=path, field=where) from None
+    if not math.isfinite(number) or not number.is_integer() or not low <= number <= high:
+        raise ProjectError(f"{expected}, got {shown}", path=path, field=where)
     return number
 
 

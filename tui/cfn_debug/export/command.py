@@ -41,8 +41,10 @@ def export_command(args: argparse.Namespace) -> int:
         raise CfnDebugError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     session = load_session(source)
     _runs, meta = runs_and_meta(session)
+    from cfn_debug.crash import one_line
+
     for problem in getattr(session, "problems", []):
-        print(f"cfn-debug: warning: {problem}", file=sys.stderr)
+        print(f"cfn-debug: warning: {one_line(problem)}", file=sys.stderr)
     reveal: bool = bool(args.reveal_write_only)
     schema_path = _schema_path(args.schema, meta)
     write_only: tuple[str, ...] = ()
@@ -60,7 +62,7 @@ def export_command(args: argparse.Namespace) -> int:
 
     if not args.output or args.output == "-":
         # A reader that goes away (`| head`) is handled by cfn_debug.cli for every command.
-        export_session(session, fmt, sys.stdout, **options)
+        _export(session, fmt, sys.stdout, source, options)
         sys.stdout.flush()
         return EXIT_OK
 
@@ -79,7 +81,7 @@ def export_command(args: argparse.Namespace) -> int:
     try:
         os.chmod(temp, 0o644)
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            export_session(session, fmt, out, **options)
+            _export(session, fmt, out, source, options)
         os.replace(temp, target)
     except OSError as error:
         raise CfnDebugError(
@@ -89,3 +91,16 @@ def export_command(args: argparse.Namespace) -> int:
         if os.path.exists(temp):
             os.unlink(temp)
     return EXIT_OK
+
+
+def _export(session: Any, fmt: str, out: Any, source: Path, options: dict[str, Any]) -> None:
+    """``export_session``; a session nested deeper than the writers can walk (a hand-made
+    transcript: the engine records nothing that deep) is a one-line error naming the file."""
+    try:
+        export_session(session, fmt, out, **options)
+    except RecursionError:
+        raise CfnDebugError(
+            "expected steps nested at most a few hundred levels deep: a step in this session "
+            "nests deeper than cfn-debug can export (and deeper than it ever records)",
+            path=source,
+        ) from None

@@ -4,7 +4,6 @@ which parts of a run a transcript shows (the formats differ only in markup)."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from cfn_debug.records import (
     RunRecord,
     Step,
 )
+from cfn_debug.textsafe import printable
 
 if TYPE_CHECKING:
     from cfn_debug.export.masking import Masker
@@ -207,14 +207,10 @@ def pretty_json(value: Any) -> str:
         return repr(value)
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
 def visible(value: str) -> str:
-    """Control characters (terminal colour escapes, NULs) as visible ``\\xNN`` text.
+    """Control characters (terminal colour escapes, NULs, a carriage return that would overwrite
+    a line on a terminal) and lone surrogates as visible ``\\xNN`` / ``\\udcff`` text.
 
     Handler output often carries ANSI colours; in a document they are noise, in XML invalid.
     """
-    if not _CONTROL.search(value):
-        return value
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+    return printable(value)

@@ -54,7 +54,8 @@ def write_json(
     out.write(', "runs": [')
     for i, run in enumerate(runs):
         out.write(",\n" if i else "\n")
-        out.write(terminal_safe_json(masker.run_json(run)))
+        for part in masker.run_json_parts(run):
+            out.write(terminal_safe_json(part))
     out.write("\n]}\n")
 
 
@@ -107,7 +108,7 @@ def load_transcript(path: str | Path) -> Session:
     """Load a JSON transcript written by :func:`write_json` as the Session it was written from."""
     path = Path(path)
     try:
-        text = read_text(path)
+        text = read_text(path, max_bytes=None)
     except OSError as error:
         raise JournalError(f"cannot read the transcript: {error.strerror}", path=path) from None
     except UnicodeDecodeError:
@@ -152,7 +153,7 @@ def load_session(path: Path) -> Session:
     What `cfn-debug export` and `cfn-debug open` take as input.
     """
     try:
-        text = read_text(path)
+        text = read_text(path, max_bytes=None)
     except FileNotFoundError:
         raise JournalError("no such file; expected a journal or transcript", path=path) from None
     except OSError as error:

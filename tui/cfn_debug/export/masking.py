@@ -27,9 +27,11 @@ from enum import Enum
 from typing import Any
 
 from cfn_debug.records import RunRecord
-from cfn_debug.redact import REDACTED, redact
+from cfn_debug.redact import REDACTED, redact, secret_looking_key
 
 WRITE_ONLY_MASK = "***WRITE-ONLY***"
+#: What replaces a type configuration value whose key looks secret (``secret_looking_key``).
+SECRET_MASK = "***SECRET***"
 MIN_SCRUB_LEN = 6
 
 # A secret access key: exactly 40 of [A-Za-z0-9/+] with upper, lower and a digit or / or +.
@@ -52,6 +54,48 @@ _REQUEST_MODEL_PATHS: tuple[tuple[str, str], ...] = (
     ("requestData", "resourceProperties"),
     ("requestData", "previousResourceProperties"),
 )
+
+
+#: Where a request carries the type configuration (sam-style, HandlerRequest).
+_TYPE_CONFIGURATION_PATHS: tuple[tuple[str, str], ...] = (
+    ("request", "typeConfiguration"),
+    ("requestData", "typeConfiguration"),
+)
+
+
+def _type_configurations(request: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(request, dict):
+        for outer, inner in _TYPE_CONFIGURATION_PATHS:
+            holder = request.get(outer)
+            if isinstance(holder, dict) and isinstance(holder.get(inner), dict):
+                yield holder[inner]
+
+
+def _secret_config_values(config: Any) -> Iterator[Any]:
+    """The values under secret-looking keys of a type configuration, at any depth."""
+    if isinstance(config, dict):
+        for key, value in config.items():
+            if isinstance(key, str) and secret_looking_key(key):
+                yield value
+            else:
+                yield from _secret_config_values(value)
+    elif isinstance(config, list):
+        for item in config:
+            yield from _secret_config_values(item)
+
+
+def mask_type_configuration(config: Any) -> Any:
+    """A copy of a type configuration with the values of secret-looking keys masked."""
+    if isinstance(config, dict):
+        return {
+            key: SECRET_MASK
+            if isinstance(key, str) and secret_looking_key(key) and value is not None
+            else mask_type_configuration(value)
+            for key, value in config.items()
+        }
+    if isinstance(config, list):
+        return [mask_type_configuration(item) for item in config]
+    return config
 
 
 def pointer_parts(pointer: str) -> tuple[str, ...]:
@@ -223,6 +267,27 @@ def _redact_free_text(step: dict[str, Any]) -> dict[str, Any]:
     return {**step, "result": result, "findings": findings}
 
 
+def _keep_enums(scrubbed: Any, original: Any, *keys: str) -> Any:
+    """``scrubbed`` with the enumerated fields of ``original`` put back: a "credential" that
+    equals ``progress`` or ``CREATE`` (a hand-made transcript) must not turn a step's kind or
+    action into ``***REDACTED***``, which would no longer load. Enumerations reveal nothing."""
+    if not isinstance(scrubbed, dict) or not isinstance(original, dict):
+        return scrubbed
+    if keys:
+        return {**scrubbed, **{k: original[k] for k in keys if k in original}}
+    out = {**scrubbed, **{k: original[k] for k in ("action",) if k in original}}
+    result, before = out.get("result"), original.get("result")
+    if isinstance(result, dict) and isinstance(before, dict) and "kind" in before:
+        out["result"] = {**result, "kind": before["kind"]}
+    for name, key in (("findings", "level"), ("diff_request", "kind"), ("diff_previous", "kind")):
+        items, originals = out.get(name), original.get(name)
+        if isinstance(items, list) and isinstance(originals, list):
+            out[name] = [
+                _keep_enums(item, first, key) for item, first in zip(items, originals, strict=False)
+            ]
+    return out
+
+
 _SUMMARY_PROGRESS = ("status", "errorCode", "message")
 
 
@@ -250,11 +315,18 @@ class Masker:
             () if reveal_write_only else tuple(sorted({pointer_parts(p) for p in write_only}))
         )
         secrets: set[str] = set()
+        config_secrets: set[str] = set()  # values under secret-looking type configuration keys
         credentials: set[str] = set()
         for run in runs:
             for step in run.steps:
                 for location in _credential_locations(step.request):
                     credentials.update(_strings(location))
+                if not reveal_write_only:
+                    for config in _type_configurations(step.request):
+                        for value in _secret_config_values(config):
+                            config_secrets.update(
+                                s for s in _strings(value) if len(s) >= MIN_SCRUB_LEN
+                            )
                 if not self.write_only:
                     continue
                 found: list[Any] = []
@@ -266,9 +338,11 @@ class Masker:
                 for value in found:
                     secrets.update(s for s in _strings(value) if len(s) >= MIN_SCRUB_LEN)
         credentials = {c for c in credentials if len(c) >= MIN_SCRUB_LEN and c != REDACTED}
+        config_secrets = (config_secrets - credentials) - secrets
         self.secrets = frozenset(secrets - credentials)
         self.credentials = frozenset(credentials)
         self._replacement = {**dict.fromkeys(self.secrets, WRITE_ONLY_MASK)}
+        self._replacement.update(dict.fromkeys(config_secrets, SECRET_MASK))
         self._replacement.update(dict.fromkeys(self.credentials, REDACTED))
         self._scrub = trie_pattern(self._replacement)
         # The same secrets as json.dumps writes them inside a string, to find them in one pass.
@@ -320,6 +394,17 @@ class Masker:
                 out[outer] = {**holder, inner: self.mask_model(holder[inner])}
         return out
 
+    @staticmethod
+    def _mask_type_configuration(request: dict[str, Any]) -> dict[str, Any]:
+        out = request
+        for outer, inner in _TYPE_CONFIGURATION_PATHS:
+            holder = out.get(outer)
+            if isinstance(holder, dict) and isinstance(holder.get(inner), dict):
+                masked = mask_type_configuration(holder[inner])
+                if masked != holder[inner]:
+                    out = {**out, outer: {**holder, inner: masked}}
+        return out
+
     def _mask_progress(self, progress: dict[str, Any] | None) -> dict[str, Any] | None:
         if progress is None:
             return None
@@ -365,37 +450,45 @@ class Masker:
         text = json.dumps(step, ensure_ascii=False)
         if self._detect is None or not self._detect.search(text):
             return step, text
-        step = self._scrub_value(step)
+        step = _keep_enums(self._scrub_value(step), step)
         return step, json.dumps(step, ensure_ascii=False)
 
-    def _masked(self, run: RunRecord, models: bool) -> tuple[dict[str, Any], list[str]]:
+    def _masked_head(self, run: RunRecord, models: bool) -> dict[str, Any]:
+        """The run redacted, with its chain findings scrubbed; its steps not yet masked."""
         data: dict[str, Any] = record_dict(run)
         if not models:
             # Only what the text formats show: no request, the ProgressEvent's status fields.
             data["steps"] = [_summary_step(step) for step in data["steps"]]
         data = redact(data)
-        steps, texts = [], []
-        for step in data["steps"]:
-            if self.write_only:
-                step = {
-                    **step,
-                    "request": self._mask_request(step["request"])
-                    if isinstance(step.get("request"), dict)
-                    else step.get("request"),
-                    "result": {
-                        **step["result"],
-                        "progress": self._mask_progress(step["result"].get("progress")),
-                    },
-                    "diff_request": [self._mask_change(c) for c in step["diff_request"]],
-                    "diff_previous": [self._mask_change(c) for c in step["diff_previous"]],
-                }
-            step, text = self._scrub_step(_redact_free_text(step))
-            steps.append(step)
-            texts.append(text)
-        data["steps"] = steps
         if self._scrub is not None:
-            data["chain_findings"] = self._scrub_value(data["chain_findings"])
-        return data, texts
+            data["chain_findings"] = [
+                _keep_enums(self._scrub_value(f), f, "level") for f in data["chain_findings"]
+            ]
+        return data
+
+    def _mask_step(self, step: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """One redacted step masked, and its JSON text."""
+        if not self.reveal_write_only and isinstance(step.get("request"), dict):
+            step = {**step, "request": self._mask_type_configuration(step["request"])}
+        if self.write_only:
+            step = {
+                **step,
+                "request": self._mask_request(step["request"])
+                if isinstance(step.get("request"), dict)
+                else step.get("request"),
+                "result": {
+                    **step["result"],
+                    "progress": self._mask_progress(step["result"].get("progress")),
+                },
+                "diff_request": [self._mask_change(c) for c in step["diff_request"]],
+                "diff_previous": [self._mask_change(c) for c in step["diff_previous"]],
+            }
+        return self._scrub_step(_redact_free_text(step))
+
+    def _masked(self, run: RunRecord, models: bool) -> dict[str, Any]:
+        data = self._masked_head(run, models)
+        data["steps"] = [self._mask_step(step)[0] for step in data["steps"]]
+        return data
 
     def run_dict(self, run: RunRecord, *, models: bool = True) -> dict[str, Any]:
         """The run as ``RunRecord.to_dict`` gives it, with everything an export must hide hidden.
@@ -404,18 +497,27 @@ class Masker:
         request payload; the ProgressEvent beyond status, errorCode and message), which makes
         masking a long session several times cheaper.
         """
-        return self._masked(run, models)[0]
+        return self._masked(run, models)
 
     def run_json(self, run: RunRecord) -> str:
         """``json.dumps(self.run_dict(run))``, reusing the text the secret scan produced."""
-        data, texts = self._masked(run, True)
-        parts = [
-            f'"steps": [{", ".join(texts)}]'
-            if key == "steps"
-            else f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
-            for key, value in data.items()
-        ]
-        return "{" + ", ".join(parts) + "}"
+        return "".join(self.run_json_parts(run))
+
+    def run_json_parts(self, run: RunRecord) -> Iterator[str]:
+        """``run_json`` in pieces, each step masked and encoded only when its turn comes, so a
+        run of 100 steps of 10 MB is never held as 1 GB of text."""
+        data = self._masked_head(run, True)
+        yield "{"
+        for number, (key, value) in enumerate(data.items()):
+            yield ", " if number else ""
+            if key != "steps":
+                yield f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
+                continue
+            yield '"steps": ['
+            for index, step in enumerate(value):
+                yield (", " if index else "") + self._mask_step(step)[1]
+            yield "]"
+        yield "}"
 
     def run(self, run: RunRecord, *, models: bool = True) -> RunRecord:
         return RunRecord.from_dict(self.run_dict(run, models=models))

@@ -157,13 +157,18 @@ def check_run(data: Any, path: Path, where: str) -> None:
     for i, finding in enumerate(data.get("chain_findings", [])):
         _check(finding, _FINDING, path, f"{where}.chain_findings[{i}]", "a finding")
     for i, step in enumerate(data.get("steps", [])):
-        at = f"{where}.steps[{i}]"
-        _check(step, _STEP, path, at, "a step")
-        _check(step["result"], _RESULT, path, f"{at}.result", "an invocation result")
-        for j, finding in enumerate(step.get("findings", [])):
-            _check(finding, _FINDING, path, f"{at}.findings[{j}]", "a finding")
-        for name in ("diff_request", "diff_previous"):
-            for j, change in enumerate(step.get(name, [])):
-                _check(change, _CHANGE, path, f"{at}.{name}[{j}]", "a model change")
-        for j, call in enumerate(step.get("aws_calls", [])):
-            _check(call, _AWS_CALL, path, f"{at}.aws_calls[{j}]", "an AWS call")
+        check_step(step, path, f"{where}.steps[{i}]")
+
+
+def check_step(step: Any, path: Path, at: str) -> None:
+    """Raise JournalError unless ``step`` is a step object ``Step.from_dict`` can load (a
+    transcript's, or a journal line's)."""
+    _check(step, _STEP, path, at, "a step")
+    _check(step["result"], _RESULT, path, f"{at}.result", "an invocation result")
+    for j, finding in enumerate(step.get("findings", [])):
+        _check(finding, _FINDING, path, f"{at}.findings[{j}]", "a finding")
+    for name in ("diff_request", "diff_previous"):
+        for j, change in enumerate(step.get(name, [])):
+            _check(change, _CHANGE, path, f"{at}.{name}[{j}]", "a model change")
+    for j, call in enumerate(step.get("aws_calls", [])):
+        _check(call, _AWS_CALL, path, f"{at}.aws_calls[{j}]", "an AWS call")

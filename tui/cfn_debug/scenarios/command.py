@@ -31,7 +31,7 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
     config: dict[str, Any] | None = None
     given = getattr(args, "type_configuration", None)
     if given:
-        source: Path | None = Path(given) if Path(given).is_file() else None
+        source: Path | None = Path(given) if _names_a_file(given) else None
         if source is not None:
             from cfn_debug.events import read_json
 
@@ -43,6 +43,12 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
                 raise CfnDebugError(
                     f"expected a JSON object or a file holding one; not JSON at column "
                     f"{exc.colno}: {exc.msg}",
+                    field="--type-configuration",
+                ) from None
+            except (ValueError, RecursionError):  # an integer over the digit limit; too deep
+                raise CfnDebugError(
+                    "expected a JSON object of plain values (integers of at most 4,300 digits, "
+                    "nested at most a few hundred levels)",
                     field="--type-configuration",
                 ) from None
         if not isinstance(loaded, dict):
@@ -228,3 +234,11 @@ def _ok() -> frozenset[Any]:
 
 
 _OK = _ok()
+
+
+def _names_a_file(given: str) -> bool:
+    """Whether --type-configuration names an existing file (a long JSON text is no file name)."""
+    try:
+        return Path(given).is_file()
+    except (OSError, ValueError):  # too long for a file name; a NUL in it
+        return False

@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from cfn_debug.console import ConsolePrinter
+from cfn_debug.console import (
+    ConsolePrinter,
+    escape,  # printable + literal markup: handler text
+)
 from cfn_debug.records import StepCompleted
 from cfn_debug.scenarios.results import (
     ActionStarted,

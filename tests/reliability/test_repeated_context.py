@@ -1,0 +1,73 @@
+"""A 5 MB callbackContext replayed 100 times (BigContext returns the same context at every
+IN_PROGRESS step). What must hold: the journal stores the repeated context once and refers to
+the step that first returned it (its size does not grow with 5 MB per step), the headless run's
+memory stays bounded, and the journal loads back, and exports, with every step's context whole
+(the exported transcript is self-contained: no references)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cfn_debug.export.json import load_transcript
+from cfn_debug.session import load_journal
+from reliability.support import HOSTILE, REPO, child_env, sam_event, write_json
+
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
+
+MB = 1024 * 1024
+STEPS = 100
+
+_MEASURED = """
+import resource, sys
+from cfn_debug import cli
+code = cli.main(sys.argv[1:])
+print("maxrss_kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_a_5_mb_context_replayed_100_times_is_stored_once(tmp_path: Path) -> None:
+    event = write_json(tmp_path / "ctx.json", sam_event("ctx", Steps=STEPS, ContextMB=5))
+    journal = tmp_path / "ctx.jsonl"
+    proc = subprocess.run(
+        [
+            sys.executable, "-c", _MEASURED, "run", str(event), "--project", str(HOSTILE),
+            "--function-name", "BigContext", "--journal", str(journal),
+            "--max-reinvoke", str(STEPS), "--max-delay", "0",
+        ],
+        capture_output=True,
+        text=True,
+        env=child_env(XDG_STATE_HOME=str(tmp_path / "state")),
+        cwd=REPO,
+        timeout=540,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    maxrss_mb = int(proc.stderr.split("maxrss_kb")[-1].split()[0]) / 1024
+    size = journal.stat().st_size
+    # One full copy of the context (plus a little per step), not 2 x 5 MB x 101 steps = 1 GB.
+    assert size < 3 * 5 * MB, f"journal {size / MB:.0f} MB"
+    # The run keeps one context object for the chain, not one per step (500 MB).
+    assert maxrss_mb < 300, f"peak RSS {maxrss_mb:.0f} MB"
+
+    (run,) = load_journal(journal).runs
+    assert len(run.steps) == STEPS + 1 and run.final_status == "SUCCESS"
+    for step in run.steps[1:]:
+        assert len(step.request["callbackContext"]["state"]) == 5 * MB
+    for step in run.steps[:-1]:
+        assert len(step.result.progress["callbackContext"]["state"]) == 5 * MB
+
+    out = tmp_path / "ctx.json.out"
+    exported = subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", "export", str(journal), "-o", str(out)],
+        capture_output=True, text=True, env=child_env(), cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert exported.returncode == 0, exported.stderr[-2000:]
+    assert "context_refs" not in out.read_text(encoding="utf-8")[:1000]
+    (again,) = load_transcript(out).runs
+    assert len(again.steps[50].request["callbackContext"]["state"]) == 5 * MB
+    json.loads(journal.read_bytes().splitlines()[-1])
