@@ -210,6 +210,7 @@ def test_run_exits_2_not_1_when_its_checks_fail(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert INTERNAL_ERROR_RULE in proc.stdout and "Traceback" not in proc.stderr
+    assert "0 SHOULD finding(s), 1 step(s) cfn-debug failed to check" in proc.stdout
     assert len(load_journal(journal).runs[0].steps) == 1
 
 

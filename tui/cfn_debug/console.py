@@ -268,10 +268,15 @@ class ConsolePrinter:
 
 
 def summary_line(runs: list[RunRecord]) -> str:
+    from cfn_debug.chain import INTERNAL_ERROR_RULE
+
+    internal = sum(1 for r in runs for f in r.findings if f.rule_id == INTERNAL_ERROR_RULE)
     must = sum(len(r.must_failures) for r in runs)
-    should = sum(len(r.findings) for r in runs) - must
+    should = sum(len(r.findings) for r in runs) - must - internal
     errors = sum(1 for r in runs if r.end_reason is EndReason.ERROR)
     parts = [f"{len(runs)} run(s)", f"{must} MUST finding(s)", f"{should} SHOULD finding(s)"]
     if errors:
         parts.append(f"{errors} could not run")
+    if internal:
+        parts.append(f"{internal} step(s) cfn-debug failed to check (a bug in cfn-debug)")
     return ", ".join(parts)
