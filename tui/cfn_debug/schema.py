@@ -20,6 +20,7 @@ import re
 import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 from jsonschema.validators import extend
 
+from cfn_debug.ecma_regex import compile_ecma
 from cfn_debug.errors import SchemaError
 from cfn_debug.records import Action
 from cfn_debug.schema_fastcheck import (
@@ -130,30 +132,52 @@ def expand_pattern(document: Any, pattern: str) -> list[tuple[str, Any]]:
 # --- the schema model ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SchemaNote:
+    """A problem with the schema that does not stop cfn-debug from using it.
+
+    ``level``: "error" (the schema is wrong and cfn-debug works around it), "warning" (a
+    published schema may do this; said once) or "note". ``pointer`` is a JSON pointer into the
+    schema document.
+    """
+
+    pointer: str
+    level: str
+    message: str
+
+
 class ResourceSchema:
     """A loaded, self-validated resource schema and what the checks need to know about it."""
 
-    def __init__(self, raw: dict[str, Any], *, path: Path | None = None) -> None:
+    def __init__(
+        self, raw: dict[str, Any], *, path: Path | None = None, strict: bool = True
+    ) -> None:
         self.path = path
+        self._strict = strict
         self.raw = raw
         self.type_name: str = raw["typeName"]
+        self.notes: list[SchemaNote] = []
         self._validation_copy = _without_remote_refs(raw)
         self.primary_identifier: tuple[str, ...] = tuple(
-            self._model_pointer("primaryIdentifier", p) for p in raw["primaryIdentifier"]
+            self._model_pointer("primaryIdentifier", p, i)
+            for i, p in enumerate(raw.get("primaryIdentifier", []))
         )
         self.additional_identifiers: tuple[tuple[str, ...], ...] = tuple(
-            tuple(self._model_pointer("additionalIdentifiers", p) for p in group)
-            for group in raw.get("additionalIdentifiers", [])
+            tuple(
+                self._model_pointer(f"additionalIdentifiers/{g}", p, i) for i, p in enumerate(group)
+            )
+            for g, group in enumerate(raw.get("additionalIdentifiers", []))
         )
         classes: dict[str, frozenset[str]] = {}
         for keyword in POINTER_LISTS:
             classes[keyword] = frozenset(
-                self._model_pointer(keyword, p) for p in raw.get(keyword, [])
+                self._model_pointer(keyword, p, i) for i, p in enumerate(raw.get(keyword, []))
             )
         self.read_only = classes["readOnlyProperties"]
         self.write_only = classes["writeOnlyProperties"]
         self.create_only = classes["createOnlyProperties"]
         self.deprecated = classes["deprecatedProperties"]
+        self.notes.extend(pattern_notes(raw))
         self.unordered_array_pointers: frozenset[str] = frozenset(self._unordered_arrays())
         self._unordered_below: dict[str, bool] = {}
         self._shape_validator: Any = None
@@ -194,11 +218,9 @@ class ResourceSchema:
             patterns = branch.get("patternProperties")
             if isinstance(patterns, dict):
                 for pattern, sub in patterns.items():
-                    try:
-                        if re.search(pattern, token):
-                            found.append(self.resolve_ref(sub))
-                    except re.error:
-                        continue
+                    compiled = compile_ecma(pattern)
+                    if compiled.usable and compiled.search(token):
+                        found.append(self.resolve_ref(sub))
         return found
 
     def _branches(self, node: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
@@ -249,14 +271,19 @@ class ResourceSchema:
             out.append("*" if is_index else token)
         return join_pointer("", *out)
 
-    def _model_pointer(self, keyword: str, schema_pointer: Any) -> str:
-        """Turn a schema pointer of ``keyword`` into a model pointer pattern (validated)."""
+    def _model_pointer(self, keyword: str, schema_pointer: Any, index: int = 0) -> str:
+        """Turn a schema pointer of ``keyword`` into a model pointer pattern (validated).
+
+        A pointer that resolves to nothing refuses the schema only in primaryIdentifier (every
+        identifier check depends on it); elsewhere the CloudFormation CLI accepts it, schemas
+        with such pointers are published, and it becomes a warning in :attr:`notes`.
+        """
         if not isinstance(schema_pointer, str):
             raise SchemaError(
                 f"expected a JSON pointer string such as '/properties/Name', got "
                 f"{schema_pointer!r}",
                 path=self.path,
-                field=keyword,
+                field=keyword.split("/")[0],
             )
         try:
             tokens = split_pointer(schema_pointer)
@@ -266,7 +293,7 @@ class ResourceSchema:
             raise SchemaError(
                 f"pointer {schema_pointer!r} must start with '/properties/'",
                 path=self.path,
-                field=keyword,
+                field=keyword.split("/")[0],
             )
         out: list[str] = []
         nodes: list[Any] = [self.raw]
@@ -280,13 +307,17 @@ class ResourceSchema:
                 i += 1
                 continue
             if not children:
-                raise SchemaError(
+                message = (
                     f"pointer {schema_pointer!r} resolves to nothing in the schema (no "
                     f"{'array items' if token == '*' else 'property ' + repr(token)} at "
-                    f"{join_pointer('/properties', *out) if out else '/properties'})",
-                    path=self.path,
-                    field=keyword,
+                    f"{join_pointer('/properties', *out) if out else '/properties'})"
                 )
+                if keyword == "primaryIdentifier" and self._strict:
+                    raise SchemaError(message, path=self.path, field=keyword)
+                level = "error" if keyword == "primaryIdentifier" else "warning"
+                self.notes.append(SchemaNote(f"/{keyword}/{index}", level, message + "; ignored"))
+                out.extend(t for t in rest[i:] if t != "properties")
+                break
             out.append(token)
             nodes = children
             i += 1
@@ -295,8 +326,32 @@ class ResourceSchema:
     def _unordered_arrays(self) -> Iterator[str]:
         """Patterns of every array whose schema says ``insertionOrder: false``, at any depth."""
 
+        below: dict[int, bool] = {}
+        visits = [0]
+
+        def has_unordered(node: Any) -> bool:
+            """Is there an insertionOrder-false array in ``node`` (references followed)?"""
+            node = self.resolve_ref(node)
+            key = id(node)
+            if key in below:
+                return below[key]
+            below[key] = False  # a cycle back here adds nothing
+            found = False
+            for branch in self._branches(node):
+                if branch.get("insertionOrder") is False:
+                    found = True
+                props = branch.get("properties")
+                subs = list(props.values()) if isinstance(props, dict) else []
+                if isinstance(branch.get("items"), dict):
+                    subs.append(branch["items"])
+                if not found and any(has_unordered(sub) for sub in subs):
+                    found = True
+            below[key] = found
+            return found
+
         def walk(node: Any, pointer: str, depth: int) -> Iterator[str]:
-            if depth > _MAX_DEPTH:
+            visits[0] += 1
+            if depth > _MAX_DEPTH or visits[0] > 100_000 or not has_unordered(node):
                 return
             for branch in self._branches(node):
                 if branch.get("insertionOrder") is False and (
@@ -417,6 +472,41 @@ class ResourceSchema:
         return _errors(self._input_validator, model)
 
 
+def pattern_notes(raw: Any) -> list[SchemaNote]:
+    """A note for every ``pattern`` / ``patternProperties`` key no engine can use in full.
+
+    Such a pattern is not checked (or, for a risky one, only on short values): the property's
+    other keywords still are.
+    """
+    notes: list[SchemaNote] = []
+    stack: list[tuple[Any, str]] = [(raw, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, list):
+            stack.extend((v, join_pointer(pointer, i)) for i, v in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        sources: list[tuple[str, str]] = []
+        if isinstance(node.get("pattern"), str):
+            sources.append((node["pattern"], join_pointer(pointer, "pattern")))
+        if isinstance(node.get("patternProperties"), dict):
+            base = join_pointer(pointer, "patternProperties")
+            sources.extend((p, join_pointer(base, p)) for p in node["patternProperties"])
+        for source, where in sources:
+            compiled = compile_ecma(source)
+            if compiled.problem is None:
+                continue
+            if compiled.usable:
+                notes.append(SchemaNote(where, "note", f"pattern {source!r} {compiled.problem}"))
+            else:
+                message = f"pattern {source!r}: {compiled.problem}; values are not checked by it"
+                notes.append(SchemaNote(where, "warning", message))
+        stack.extend((v, join_pointer(pointer, k)) for k, v in node.items())
+    notes.sort(key=lambda n: n.pointer)
+    return notes
+
+
 def _prefixes(pattern: str) -> list[str]:
     tokens = split_pointer(pattern)
     return [join_pointer("", *tokens[:n]) for n in range(1, len(tokens) + 1)]
@@ -467,13 +557,6 @@ def _unique_items(
         seen[key] = index
 
 
-_ShapeValidator = extend(
-    Draft7Validator,
-    {**dict.fromkeys(SHAPE_EXEMPT_KEYWORDS, _noop), "uniqueItems": _unique_items},
-)
-_InputValidator = extend(Draft7Validator, {"uniqueItems": _unique_items})
-
-
 def _errors(validator: Draft7Validator, model: Any) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for error in validator.iter_errors(model):
@@ -493,7 +576,7 @@ def _describe(error: ValidationError) -> list[tuple[str, str]]:
             for key in error.instance
             if key not in known
             and not any(_search(p, key) for p in (patterns if isinstance(patterns, dict) else {}))
-        ]
+        ]  # (the error exists only when every pattern compiled: see _extra_keys)
         if extras:
             return [
                 (join_pointer(pointer, key), f"property {key!r} is not defined in the schema")
@@ -506,10 +589,88 @@ def _describe(error: ValidationError) -> list[tuple[str, str]]:
 
 
 def _search(pattern: str, key: str) -> bool:
-    try:
-        return re.search(pattern, key) is not None
-    except re.error:
-        return False
+    """Does an ECMA-262 pattern match ``key``? True for a pattern no engine compiles."""
+    return compile_ecma(pattern).search(key)
+
+
+def _pattern(
+    validator: Any, pattern: Any, instance: Any, _schema: Any
+) -> Iterator[ValidationError]:
+    """``pattern`` with ECMA-262's meaning; a pattern no engine compiles checks nothing."""
+    if (
+        isinstance(pattern, str)
+        and validator.is_type(instance, "string")
+        and not compile_ecma(pattern).search(instance)
+    ):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Any, instance: Any, _schema: Any
+) -> Iterator[ValidationError]:
+    if not isinstance(patterns, dict) or not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        compiled = compile_ecma(pattern)
+        if not compiled.usable:
+            continue  # its keys are allowed (see _extra_keys) but not checked
+        for key, value in instance.items():
+            if compiled.search(key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _extra_keys(instance: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """Keys neither ``properties`` nor ``patternProperties`` cover (ECMA patterns).
+
+    A schema with a pattern no engine compiles has no extra keys: any key might be its.
+    """
+    known = schema.get("properties", {})
+    known = known if isinstance(known, dict) else {}
+    patterns = schema.get("patternProperties", {})
+    compiled = [compile_ecma(p) for p in patterns] if isinstance(patterns, dict) else []
+    if not all(c.usable for c in compiled):
+        return []
+    return [
+        key for key in instance if key not in known and not any(c.search(key) for c in compiled)
+    ]
+
+
+def _additional_properties(
+    validator: Any, additional: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _extra_keys(instance, schema)
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif additional is False and extras:
+        names = ", ".join(repr(each) for each in sorted(extras))
+        yield ValidationError(f"Additional properties are not allowed ({names} unexpected)")
+
+
+_ECMA_KEYWORDS = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+}
+
+_ShapeValidator = extend(
+    Draft7Validator,
+    {
+        **dict.fromkeys(SHAPE_EXEMPT_KEYWORDS, _noop),
+        "uniqueItems": _unique_items,
+        **_ECMA_KEYWORDS,
+    },
+)
+_InputValidator = extend(Draft7Validator, {"uniqueItems": _unique_items, **_ECMA_KEYWORDS})
+
+
+#: A local ``$ref`` is inlined into the validation copy only while its expansion stays under
+#: this many nodes, and the copy as a whole under :data:`_INLINE_BUDGET`: shared references
+#: (30 levels of a definition using the one below twice) would otherwise grow exponentially.
+_INLINE_LIMIT = 2_000
+_INLINE_BUDGET = 200_000
 
 
 def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
@@ -517,21 +678,59 @@ def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
 
     Inlining spares jsonschema a reference lookup for every array element it validates (the
     largest part of its cost on models with long arrays); a recursive definition keeps its
-    ``$ref``, which jsonschema resolves against the root as usual. ``$id`` and ``$schema`` go,
+    ``$ref``, which jsonschema resolves against the root as usual, and so does a reference
+    whose expansion would be large (see :data:`_INLINE_LIMIT`). ``$id`` and ``$schema`` go,
     so that a relative ``$id`` cannot change how the remaining references resolve.
     """
+    sizes: dict[str, int] = {}
+    budget = [_INLINE_BUDGET]
+
+    def size(node: Any, active: frozenset[str]) -> int:
+        """Nodes in ``node`` with its references expanded (each reference's size cached)."""
+        total = 0
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            total += 1
+            if total > _INLINE_LIMIT:
+                return total
+            if isinstance(item, dict):
+                ref = item.get("$ref")
+                if isinstance(ref, str) and ref.startswith("#"):
+                    total += ref_size(ref, active)
+                    continue
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        return total
+
+    def ref_size(ref: str, active: frozenset[str]) -> int:
+        if ref in active:
+            return 1
+        known = sizes.get(ref)
+        if known is None:
+            target = resolve_pointer(raw, ref[1:])
+            known = 1 if target is MISSING else size(target, active | {ref})
+            sizes[ref] = known
+        return known
 
     def strip(node: Any, active: tuple[str, ...]) -> Any:
+        budget[0] -= 1
         if isinstance(node, dict):
             ref = node.get("$ref")
             if isinstance(ref, str):
                 if not ref.startswith("#"):
                     return {}
-                if ref in active or len(active) > _MAX_DEPTH:
-                    return {"$ref": ref}
                 target = resolve_pointer(raw, ref[1:])
                 if target is MISSING:
                     return {}
+                if (
+                    ref in active
+                    or len(active) > _MAX_DEPTH
+                    or budget[0] <= 0
+                    or ref_size(ref, frozenset(active)) > _INLINE_LIMIT
+                ):
+                    return {"$ref": ref}
                 return strip(target, (*active, ref))
             return {k: strip(v, active) for k, v in node.items()}
         if isinstance(node, list):
@@ -547,8 +746,8 @@ def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
 # --- loading and self-validation ----------------------------------------------------------------
 
 
-def load_schema(path: Path) -> ResourceSchema:
-    """Read, parse and validate a resource schema file."""
+def load_schema(path: Path, *, strict: bool = True) -> ResourceSchema:
+    """Read, parse and validate a resource schema file (``strict``: see schema_from_dict)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -565,15 +764,19 @@ def load_schema(path: Path) -> ResourceSchema:
         ) from None
     except RecursionError:
         raise SchemaError("nested too deep to read as JSON", path=path) from None
-    return schema_from_dict(data, path=path)
+    return schema_from_dict(data, path=path, strict=strict)
 
 
-def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
+def schema_from_dict(data: Any, *, path: Path | None = None, strict: bool = True) -> ResourceSchema:
     """Validate a parsed resource schema and build its model.
 
     Checks, in order: a JSON object; typeName; properties; primaryIdentifier present; every
     pointer list resolvable; then, where the cloudformation-cli package (``rpdk.core``) is
-    installed, the provider definition meta-schema ``cfn validate`` uses.
+    installed, the provider definition meta-schema ``cfn validate`` uses. What does not stop
+    cfn-debug from using the schema (a meta-schema mismatch, a dangling pointer outside
+    primaryIdentifier, a pattern no engine compiles) goes into :attr:`ResourceSchema.notes`.
+    ``strict=False`` (``cfn-debug schema``) also loads a schema without a usable
+    primaryIdentifier, with an error note, where a run refuses it.
     """
     if not isinstance(data, dict):
         raise SchemaError(
@@ -592,7 +795,10 @@ def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
             "expected an object of property definitions", path=path, field="properties"
         )
     primary = data.get("primaryIdentifier")
-    if not isinstance(primary, list) or not primary:
+    missing_primary = not isinstance(primary, list) or not primary
+    if missing_primary and not strict:
+        data = {**data, "primaryIdentifier": []}
+    elif missing_primary:
         raise SchemaError(
             "missing: expected a non-empty list of pointers such as ['/properties/Id']",
             path=path,
@@ -620,8 +826,18 @@ def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
             field="properties",
         )
     try:
-        schema = ResourceSchema(data, path=path)
-        _check_meta_schema(data, path)
+        schema = ResourceSchema(data, path=path, strict=strict)
+        if missing_primary:
+            schema.notes.insert(
+                0,
+                SchemaNote(
+                    "/primaryIdentifier",
+                    "error",
+                    "missing: expected a non-empty list of pointers such as ['/properties/Id'] "
+                    "(cfn-debug cannot run handlers against this schema)",
+                ),
+            )
+        schema.notes.extend(_meta_schema_notes(data))
     except RecursionError:
         raise SchemaError(
             "nested too deep: expected property definitions a validator can walk "
@@ -655,28 +871,25 @@ def _nesting_depth(data: Any) -> int:
     return deepest
 
 
-def _check_meta_schema(data: dict[str, Any], path: Path | None) -> None:
+def _meta_schema_notes(data: dict[str, Any]) -> list[SchemaNote]:
+    """Where the schema departs from the provider definition meta-schema (rpdk's), one note
+    per departure; nothing without rpdk.
+
+    Warnings, not refusals: the layer exists only where rpdk is installed, and published AWS
+    schemas depart from it in ways that do not matter to cfn-debug.
+    """
     validator = _meta_validator()
     if validator is None:
-        return
+        return []
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    if not errors:
-        return
-    first = errors[0]
-    where = join_pointer("", *first.absolute_path) or "/"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    message = first.message
-    if len(message) > _MAX_MESSAGE:
-        message = message[: _MAX_MESSAGE - 3] + "..."
-    others = "; ".join(
-        f"{join_pointer('', *e.absolute_path) or '/'}: {_short(e.message)}" for e in errors[1:3]
-    )
-    raise SchemaError(
-        f"does not match the resource provider definition meta-schema: {message}{more}"
-        + (f"; {others}" if others else ""),
-        path=path,
-        field=where,
-    )
+    return [
+        SchemaNote(
+            join_pointer("", *e.absolute_path),
+            "warning",
+            f"does not match the resource provider definition meta-schema: {_short(e.message)}",
+        )
+        for e in errors
+    ]
 
 
 def _short(message: str) -> str:
