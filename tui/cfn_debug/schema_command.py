@@ -151,9 +151,11 @@ def _insertion_order_notes(schema: ResourceSchema) -> list[SchemaNote]:
 
 
 def _compile_notes(schema: ResourceSchema) -> list[SchemaNote]:
-    """Build the model validators a run would build, so a schema that breaks them shows here."""
+    """Build the jsonschema validators a run builds (with the ECMA pattern keywords) and use
+    them once, so a schema that breaks them shows here. (The compiled fast checks are left
+    out: they fall back to these validators whenever they cannot be built.)"""
     try:
-        schema.model_errors({})
+        schema.slow_model_errors({})
         schema.input_errors({})
     except Exception as error:  # a bug in cfn-debug: said, not raised (exit 2 via the caller)
         return [SchemaNote("", "error", f"cfn-debug cannot validate against it: {error!r}")]
