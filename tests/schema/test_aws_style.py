@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from cfn_debug.cli import main
+from cfn_debug.diff import diff_models
 from cfn_debug.schema import ResourceSchema, load_schema
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "schemas" / "aws_style"
@@ -120,6 +121,23 @@ def test_self_referential_and_mutually_recursive_properties_validate_at_any_dept
     assert [p for p, _ in errors] == ["/Root" + "/Children/0" * 60 + "/Name"]
     ping = {"Count": 1, "Pong": {"Count": 2, "Ping": {"Count": "three"}}}
     assert [p for p, _ in _errors(schema, {"Id": "x", "Ping": ping})] == ["/Ping/Pong/Ping/Count"]
+
+
+def test_insertion_order_false_holds_at_any_depth_of_a_recursive_definition() -> None:
+    schema = _load("self_referential.json")
+
+    def chain(depth: int, leaves: list[str]) -> dict[str, Any]:
+        node: dict[str, Any] = {"Name": "last", "Children": [{"Name": n} for n in leaves]}
+        for level in range(depth):
+            node = {"Name": f"n{level}", "Children": [node]}
+        return node
+
+    before = {"Id": "x", "Root": chain(40, ["a", "b"])}
+    after = {"Id": "x", "Root": chain(40, ["b", "a"])}
+    assert diff_models(before, after, schema) == []  # a reordered multiset, 41 levels down
+    changed = diff_models(before, {"Id": "x", "Root": chain(40, ["b", "c"])}, schema)
+    assert [c.kind.value for c in changed] == ["removed", "added"]  # "a" went, "c" came
+    assert schema.is_unordered("/Root" + "/Children/0" * 40 + "/Children")
 
 
 def test_schema_command_prints_one_line_per_problem(capsys) -> None:

@@ -103,7 +103,7 @@ class _Differ:
         if isinstance(before, dict) and isinstance(after, dict):
             self._objects(before, after, pointer, pattern)
         elif isinstance(before, list) and isinstance(after, list):
-            if self.schema is not None and pattern in self.schema.unordered_array_pointers:
+            if self.schema is not None and self.schema.unordered_at(pattern):
                 self._multiset(before, after, pointer, pattern)
             else:
                 self._sequence(before, after, pointer, pattern)
@@ -245,7 +245,7 @@ def _canonical(value: Any, schema: ResourceSchema, pattern: str) -> Any:
         return {k: _canonical(v, schema, join_pointer(pattern, k)) for k, v in value.items()}
     if isinstance(value, list):
         items = [_canonical(v, schema, pattern + "/*") for v in value]
-        if pattern in schema.unordered_array_pointers:
+        if schema.unordered_at(pattern):
             return sorted(items, key=_dumps)
         return items
     return value

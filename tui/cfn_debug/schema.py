@@ -178,6 +178,8 @@ class ResourceSchema:
         self.create_only = classes["createOnlyProperties"]
         self.deprecated = classes["deprecatedProperties"]
         self.notes.extend(pattern_notes(raw))
+        self._unordered_nodes: dict[int, bool] = {}
+        self._unordered_deep: dict[str, bool] = {}
         self.unordered_array_pointers: frozenset[str] = frozenset(self._unordered_arrays())
         self._unordered_below: dict[str, bool] = {}
         self._shape_validator: Any = None
@@ -323,40 +325,38 @@ class ResourceSchema:
             i += 1
         return join_pointer("", *out)
 
+    def _has_unordered(self, node: Any) -> bool:
+        """Is there an insertionOrder-false array in ``node`` (references followed)?"""
+        node = self.resolve_ref(node)
+        key = id(node)
+        below = self._unordered_nodes
+        if key in below:
+            return below[key]
+        below[key] = False  # a cycle back here adds nothing
+        found = False
+        for branch in self._branches(node):
+            if branch.get("insertionOrder") is False:
+                found = True
+            props = branch.get("properties")
+            subs = list(props.values()) if isinstance(props, dict) else []
+            if isinstance(branch.get("items"), dict):
+                subs.append(branch["items"])
+            if not found and any(self._has_unordered(sub) for sub in subs):
+                found = True
+        below[key] = found
+        return found
+
     def _unordered_arrays(self) -> Iterator[str]:
-        """Patterns of every array whose schema says ``insertionOrder: false``, at any depth."""
-
-        below: dict[int, bool] = {}
+        """Patterns of every array whose schema says ``insertionOrder: false``, down to
+        ``_MAX_DEPTH`` levels (a recursive definition is asked by :meth:`unordered_at`)."""
         visits = [0]
-
-        def has_unordered(node: Any) -> bool:
-            """Is there an insertionOrder-false array in ``node`` (references followed)?"""
-            node = self.resolve_ref(node)
-            key = id(node)
-            if key in below:
-                return below[key]
-            below[key] = False  # a cycle back here adds nothing
-            found = False
-            for branch in self._branches(node):
-                if branch.get("insertionOrder") is False:
-                    found = True
-                props = branch.get("properties")
-                subs = list(props.values()) if isinstance(props, dict) else []
-                if isinstance(branch.get("items"), dict):
-                    subs.append(branch["items"])
-                if not found and any(has_unordered(sub) for sub in subs):
-                    found = True
-            below[key] = found
-            return found
 
         def walk(node: Any, pointer: str, depth: int) -> Iterator[str]:
             visits[0] += 1
-            if depth > _MAX_DEPTH or visits[0] > 100_000 or not has_unordered(node):
+            if depth > _MAX_DEPTH or visits[0] > 100_000 or not self._has_unordered(node):
                 return
             for branch in self._branches(node):
-                if branch.get("insertionOrder") is False and (
-                    branch.get("type") == "array" or "items" in branch
-                ):
+                if _is_unordered_array(branch):
                     yield pointer
                 props = branch.get("properties")
                 if isinstance(props, dict):
@@ -376,15 +376,40 @@ class ResourceSchema:
             return False
         if model_pointer in self.unordered_array_pointers:
             return True
-        return self.pattern_of(model_pointer) in self.unordered_array_pointers
+        return self.unordered_at(self.pattern_of(model_pointer))
+
+    def unordered_at(self, pattern: str) -> bool:
+        """Is the array at this pointer pattern insertionOrder false? Deeper than the walk
+        behind :attr:`unordered_array_pointers` goes (a recursive definition), the schema is
+        asked directly."""
+        if pattern in self.unordered_array_pointers:
+            return True
+        if not self.unordered_array_pointers or pattern.count("/") <= _MAX_DEPTH:
+            return False
+        found = self._unordered_deep.get(pattern)
+        if found is None:
+            found = any(
+                _is_unordered_array(branch)
+                for node in self.subschemas(pattern)
+                for branch in self._branches(node)
+            )
+            if len(self._unordered_deep) < 4096:
+                self._unordered_deep[pattern] = found
+        return found
 
     def has_unordered_below(self, pattern: str) -> bool:
         """Is there an insertionOrder-false array at ``pattern`` or anywhere below it?"""
         found = self._unordered_below.get(pattern)
         if found is None:
-            found = any(
-                p == pattern or p.startswith(pattern + "/") for p in self.unordered_array_pointers
-            )
+            if pattern.count("/") < _MAX_DEPTH:
+                found = any(
+                    p == pattern or p.startswith(pattern + "/")
+                    for p in self.unordered_array_pointers
+                )
+            else:  # below the walk's depth: ask the schema (recursive definitions)
+                found = bool(self.unordered_array_pointers) and any(
+                    self._has_unordered(node) for node in self.subschemas(pattern)
+                )
             if len(self._unordered_below) < 4096:
                 self._unordered_below[pattern] = found
         return found
@@ -470,6 +495,12 @@ class ResourceSchema:
         if self._input_validator is None:
             self._input_validator = _InputValidator(self._validation_copy)
         return _errors(self._input_validator, model)
+
+
+def _is_unordered_array(branch: dict[str, Any]) -> bool:
+    return branch.get("insertionOrder") is False and (
+        branch.get("type") == "array" or "items" in branch
+    )
 
 
 def pattern_notes(raw: Any) -> list[SchemaNote]:
