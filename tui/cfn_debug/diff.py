@@ -71,8 +71,9 @@ class Encodings:
         new_set, new_unique = self._distinct(after)
         if old_unique and new_unique:
             return old_set ^ new_set
-        old_count, new_count = Counter(self._prints[id(before)][1]), Counter(
-            self._prints[id(after)][1]
+        old_count, new_count = (
+            Counter(self._prints[id(before)][1]),
+            Counter(self._prints[id(after)][1]),
         )
         return set(old_count - new_count) | set(new_count - old_count)
 
@@ -250,9 +251,7 @@ class _Differ:
             old_keys = {
                 i: canonical_key(v, self.schema, item_pattern) for i, v in enumerate(before)
             }
-            new_keys = {
-                i: canonical_key(v, self.schema, item_pattern) for i, v in enumerate(after)
-            }
+            new_keys = {i: canonical_key(v, self.schema, item_pattern) for i, v in enumerate(after)}
         surplus_old = Counter(old_keys.values()) - Counter(new_keys.values())
         surplus_new = Counter(new_keys.values()) - Counter(old_keys.values())
         removed: list[int] = []
