@@ -256,3 +256,11 @@ def test_generated_tags_give_the_same_errors(tags: list[dict[str, Any]]) -> None
         if check(model):
             assert errors == []
     assert WIDGET.model_errors(model) == errors
+
+
+@pytest.mark.parametrize("model", CORNER_CASES, ids=lambda m: json.dumps(m)[:40])
+def test_compiled_input_check_never_accepts_what_jsonschema_rejects(model: dict[str, Any]) -> None:
+    """input_errors (full Draft 7, required included) answers valid inputs with a compiled
+    check; it must agree with jsonschema alone on every corner case."""
+    assert RICH_SCHEMA.input_errors(model) == RICH_SCHEMA.slow_input_errors(model)
+    assert WIDGET.input_errors(model) == WIDGET.slow_input_errors(model)

@@ -185,6 +185,7 @@ class ResourceSchema:
         self._shape_validator: Any = None
         self._input_validator: Any = None
         self._shape_checks: tuple[ShapeCheck, ...] | None = None  # compiled on first use
+        self._input_check: ShapeCheck | None = None
 
     def __repr__(self) -> str:
         return f"ResourceSchema({self.type_name!r}, path={self.path!r})"
@@ -491,10 +492,26 @@ class ResourceSchema:
         return _errors(self._shape_validator, model)
 
     def input_errors(self, model: Any) -> list[tuple[str, str]]:
-        """Full Draft 7, required included: the input assumption of create and update."""
+        """Full Draft 7, required included: the input assumption of create and update.
+
+        A compiled check (nothing exempt) answers for valid inputs; jsonschema lists the errors.
+        """
+        if self._input_check is None:
+            found = compile_shape_check(self._validation_copy, ())
+            self._input_check = found if found is not None else _never
+        if self._input_check(model):
+            return []
+        return self.slow_input_errors(model)
+
+    def slow_input_errors(self, model: Any) -> list[tuple[str, str]]:
+        """:meth:`input_errors` through jsonschema alone."""
         if self._input_validator is None:
             self._input_validator = _InputValidator(self._validation_copy)
         return _errors(self._input_validator, model)
+
+
+def _never(_model: Any) -> bool:
+    return False
 
 
 def _is_unordered_array(branch: dict[str, Any]) -> bool:

@@ -43,6 +43,10 @@ _UNIQUE_FN = re.compile(r"^(?P<indent>[ \t]*)def fn\(var\): return .*$", re.MULT
 
 ShapeCheck = Callable[[Any], bool]
 
+#: Every Draft 7 keyword holding subschemas (the exempt ones included), for the placeholders.
+_ALL_SCHEMA_MAPS = (*_SCHEMA_MAPS, "dependencies")
+_ALL_SCHEMA_VALUES = (*_SCHEMA_VALUES, "allOf", "anyOf", "oneOf", "not", "if", "propertyNames")
+
 
 def _strip(node: Any, exempt: frozenset[str]) -> Any:
     """A copy of a schema without the exempt keywords at schema positions."""
@@ -108,11 +112,11 @@ def _with_placeholders(node: Any, found: dict[str, EcmaPattern], names: dict[str
             out[key] = {
                 name_of(p): _with_placeholders(sub, found, names) for p, sub in value.items()
             }
-        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+        elif key in _ALL_SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {n: _with_placeholders(sub, found, names) for n, sub in value.items()}
-        elif key in _SCHEMA_VALUES and isinstance(value, list):
+        elif key in _ALL_SCHEMA_VALUES and isinstance(value, list):
             out[key] = [_with_placeholders(sub, found, names) for sub in value]
-        elif key in _SCHEMA_VALUES:
+        elif key in _ALL_SCHEMA_VALUES:
             out[key] = _with_placeholders(value, found, names)
         else:
             out[key] = value
