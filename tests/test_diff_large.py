@@ -119,3 +119,19 @@ def test_long_multisets_report_the_plain_surplus(
     if shuffle:
         rnd.shuffle(after)
     assert _reported(before, after) == _surplus(before, after)
+
+
+def test_fingerprints_kept_across_steps_never_hide_a_change_made_in_place() -> None:
+    """Fingerprints of long arrays are kept across steps keyed by the array's exact encoding:
+    an array changed in place deep inside (same object, new content) is fingerprinted again."""
+    before = _tags(600)
+    after = list(reversed(copy.deepcopy(before)))  # reordered: the fingerprint path
+    assert diff_models({"Tags": before}, {"Tags": after}, SCHEMA) == []
+    after[10]["Value"] = "changed in place"  # the same list and dict objects, new content
+    changes = diff_models({"Tags": before}, {"Tags": after}, SCHEMA)
+    assert [(c.pointer, c.kind) for c in changes] == [
+        ("/Tags/589", ChangeKind.REMOVED),
+        ("/Tags/10", ChangeKind.ADDED),
+    ]
+    again = json.loads(json.dumps(after))  # a new object with the same content: same answer
+    assert diff_models({"Tags": before}, {"Tags": again}, SCHEMA) == changes

@@ -16,7 +16,7 @@ import json
 import marshal
 from collections import Counter
 from collections.abc import Iterable
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import ne
 from typing import Any
 
@@ -53,11 +53,21 @@ class Encodings:
 
     def fingerprints(self, values: list[Any]) -> list[bytes] | None:
         """:func:`_fingerprints` of an array, computed once per step (an unordered array of the
-        returned model is compared with the request, the previous model and what was asked)."""
+        returned model is compared with the request, the previous model and what was asked),
+        and for a long array once per content: the last few long arrays' fingerprints are kept
+        across steps keyed by their exact encoding (the previous step's model, the request),
+        so an array parsed afresh with the same content is not fingerprinted again."""
         known = self._prints.get(id(values))
         if known is not None:
             return known[1]
-        prints = _fingerprints(values)
+        raw = self.of(values) if len(values) >= _ALIGN_MIN else None
+        prints = _RECENT_PRINTS.get(raw) if raw is not None else None
+        if prints is None:
+            prints = _fingerprints(values)
+            if raw is not None and prints is not None:
+                if len(_RECENT_PRINTS) >= _RECENT_LIMIT:
+                    del _RECENT_PRINTS[next(iter(_RECENT_PRINTS))]
+                _RECENT_PRINTS[raw] = prints
         self._prints[id(values)] = (values, prints)
         return prints
 
@@ -181,13 +191,14 @@ class _Differ:
         common = min(len(before), len(after))
         if common < _ALIGN_MIN:
             return None
+        found = compress(range(common), map(ne, before[:common], after[:common]))
+        differing = list(islice(found, _ALIGN_MAX_DIFFERENCES + 1))
+        if len(differing) > _ALIGN_MAX_DIFFERENCES:
+            return None  # reordered, or much changed: the fingerprints tell
         raw_before, raw_after = self.encodings.of(before), self.encodings.of(after)
         if raw_before is None or raw_after is None:
             return None
         if any(b in raw for raw in (raw_before, raw_after) for b in (b"true", b"false")):
-            return None
-        differing = list(compress(range(common), map(ne, before[:common], after[:common])))
-        if len(differing) > _ALIGN_MAX_DIFFERENCES:
             return None
         differing.extend(range(common, max(len(before), len(after))))
         return differing
@@ -284,6 +295,11 @@ class _Differ:
                     )
                 )
 
+
+#: Fingerprints of recent long arrays, keyed by the array's exact encoding (equal bytes, equal
+#: elements in the same order: the fingerprints hold). Oldest dropped first.
+_RECENT_PRINTS: dict[bytes, list[bytes]] = {}
+_RECENT_LIMIT = 8
 
 _EXACT_SCALARS = frozenset({str, int, bool})
 #: A multiset of at least this many elements is first compared in order (_aligned_differences),
