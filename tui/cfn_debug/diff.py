@@ -88,11 +88,21 @@ class Encodings:
         return set(old_count - new_count) | set(new_count - old_count)
 
     def _distinct(self, values: list[Any]) -> tuple[set[bytes], bool]:
+        """The set of an array's fingerprints and whether they are all distinct (kept across
+        steps like the fingerprints; the set is never changed in place)."""
         known = self._sets.get(id(values))
         if known is None:
-            prints = self._prints[id(values)][1] or []
-            distinct = set(prints)
-            known = self._sets[id(values)] = (distinct, len(distinct) == len(prints))
+            raw = self.of(values) if len(values) >= _ALIGN_MIN else None
+            known = _RECENT_SETS.get(raw) if raw is not None else None
+            if known is None:
+                prints = self._prints[id(values)][1] or []
+                distinct = set(prints)
+                known = (distinct, len(distinct) == len(prints))
+                if raw is not None:
+                    if len(_RECENT_SETS) >= _RECENT_LIMIT:
+                        del _RECENT_SETS[next(iter(_RECENT_SETS))]
+                    _RECENT_SETS[raw] = known
+            self._sets[id(values)] = known
         return known
 
     def of(self, value: Any) -> bytes | None:
@@ -299,6 +309,7 @@ class _Differ:
 #: Fingerprints of recent long arrays, keyed by the array's exact encoding (equal bytes, equal
 #: elements in the same order: the fingerprints hold). Oldest dropped first.
 _RECENT_PRINTS: dict[bytes, list[bytes]] = {}
+_RECENT_SETS: dict[bytes, tuple[set[bytes], bool]] = {}
 _RECENT_LIMIT = 8
 
 _EXACT_SCALARS = frozenset({str, int, bool})
