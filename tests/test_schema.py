@@ -267,3 +267,11 @@ def test_unique_items_is_checked_by_hashing(schema) -> None:
         schema.model_errors({"Tags": [{"Key": "a", "Value": "1"}, {"Key": "a", "Value": "2"}]})
         == []
     )
+
+
+def test_loading_never_changes_the_schema_document(raw) -> None:
+    """The meta-schema layer's compiled check must not write the meta-schema's defaults
+    (insertionOrder, arrayType, items) into the schema it checks."""
+    data = copy.deepcopy(raw)
+    schema_from_dict(data)
+    assert data == raw

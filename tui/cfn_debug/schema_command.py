@@ -156,7 +156,7 @@ def _compile_notes(schema: ResourceSchema) -> list[SchemaNote]:
     out: they fall back to these validators whenever they cannot be built.)"""
     try:
         schema.slow_model_errors({})
-        schema.input_errors({})
+        schema.slow_input_errors({})
     except Exception as error:  # a bug in cfn-debug: said, not raised (exit 2 via the caller)
         return [SchemaNote("", "error", f"cfn-debug cannot validate against it: {error!r}")]
     return []
