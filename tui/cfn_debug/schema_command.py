@@ -162,6 +162,27 @@ def _compile_notes(schema: ResourceSchema) -> list[SchemaNote]:
     return []
 
 
+def schema_warning_lines(schema: ResourceSchema) -> list[str]:
+    """What a run says once about its schema before the first step: each warning and error
+    note, and the meta-schema departures as one count (``cfn-debug schema`` lists them)."""
+    where = schema.path if schema.path is not None else schema.type_name
+    lines: list[str] = []
+    departures = 0
+    for note in schema.notes:
+        if note.level == "note":
+            continue
+        if "meta-schema" in note.message:
+            departures += 1
+            continue
+        lines.append(f"schema {note.level}: {where}: {note.pointer or '/'}: {note.message}")
+    if departures:
+        lines.append(
+            f"schema warning: {where}: {departures} departure(s) from the resource provider "
+            f"definition meta-schema (cfn-debug schema {where} lists them)"
+        )
+    return lines
+
+
 def format_line(report: SchemaReport, note: SchemaNote) -> str:
     return f"{report.path}: {note.pointer or '/'}: {note.level}: {note.message}"
 
