@@ -135,3 +135,14 @@ def test_fingerprints_kept_across_steps_never_hide_a_change_made_in_place() -> N
     ]
     again = json.loads(json.dumps(after))  # a new object with the same content: same answer
     assert diff_models({"Tags": before}, {"Tags": again}, SCHEMA) == changes
+
+
+def test_none_and_nan_encode_alike_but_are_never_taken_for_each_other() -> None:
+    """The cross-step fingerprints are keyed by the exact encoding, where None and NaN are both
+    null: an array holding either is never served the other's fingerprints."""
+    with_none = [{"Key": f"k{i}", "Value": None} for i in range(300)]
+    with_nan = [{"Key": f"k{i}", "Value": float("nan")} for i in range(300)]
+    reordered = list(reversed(with_none))
+    assert diff_models({"Tags": with_none}, {"Tags": reordered}, SCHEMA) == []
+    changes = diff_models({"Tags": with_none}, {"Tags": list(reversed(with_nan))}, SCHEMA)
+    assert len(changes) == 600

@@ -60,7 +60,7 @@ class Encodings:
         known = self._prints.get(id(values))
         if known is not None:
             return known[1]
-        raw = self.of(values) if len(values) >= _ALIGN_MIN else None
+        raw = self._content_key(values)
         prints = _RECENT_PRINTS.get(raw) if raw is not None else None
         if prints is None:
             prints = _fingerprints(values)
@@ -92,7 +92,7 @@ class Encodings:
         steps like the fingerprints; the set is never changed in place)."""
         known = self._sets.get(id(values))
         if known is None:
-            raw = self.of(values) if len(values) >= _ALIGN_MIN else None
+            raw = self._content_key(values)
             known = _RECENT_SETS.get(raw) if raw is not None else None
             if known is None:
                 prints = self._prints[id(values)][1] or []
@@ -104,6 +104,14 @@ class Encodings:
                     _RECENT_SETS[raw] = known
             self._sets[id(values)] = known
         return known
+
+    def _content_key(self, values: list[Any]) -> bytes | None:
+        """A long array's exact encoding, the key of what is kept across steps; None for a short
+        array or one with a null (None and NaN both encode as null, and fingerprint apart)."""
+        if len(values) < _ALIGN_MIN:
+            return None
+        raw = self.of(values)
+        return raw if raw is not None and b"null" not in raw else None
 
     def of(self, value: Any) -> bytes | None:
         known = self._known.get(id(value))
