@@ -158,7 +158,7 @@ class _Differ:
         if base is None:
             base = ""
             if self.schema is not None:
-                classes = self.schema.classify(pattern)
+                classes = self.schema.classes_of_pattern(pattern)
                 base = ", ".join(c for c in NOTED_CLASSES if c in classes)
             if len(self._notes) < 4096:
                 self._notes[pattern] = base

@@ -179,6 +179,7 @@ class ResourceSchema:
         self.deprecated = classes["deprecatedProperties"]
         self.notes.extend(pattern_notes(raw))
         self._unordered_nodes: dict[int, bool] = {}
+        self._classes: dict[str, frozenset[str]] = {}
         self._unordered_deep: dict[str, bool] = {}
         self.unordered_array_pointers: frozenset[str] = frozenset(self._unordered_arrays())
         self._unordered_below: dict[str, bool] = {}
@@ -452,6 +453,16 @@ class ResourceSchema:
             found.add("additionalIdentifier")
         if pattern in self.unordered_array_pointers:
             found.add("insertionOrderFalse")
+        return found
+
+    def classes_of_pattern(self, pattern: str) -> frozenset[str]:
+        """:meth:`classify` of a pointer pattern, cached for the schema's lifetime (the diff
+        asks it for every change of every step)."""
+        found = self._classes.get(pattern)
+        if found is None:
+            found = frozenset(self.classify(pattern))
+            if len(self._classes) < 4096:
+                self._classes[pattern] = found
         return found
 
     def identifier_of(self, model: Any) -> dict[str, Any] | None:
