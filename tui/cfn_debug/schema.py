@@ -15,11 +15,12 @@ treated as "anything goes" rather than as an error at validation time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -58,6 +59,10 @@ SHAPE_EXEMPT_KEYWORDS = ("required", "dependencies", "propertyNames", "if", "all
 SHAPE_EXEMPT_KEYWORDS += ("oneOf", "not")
 
 _MAX_MESSAGE = 300
+#: Top-level properties whose exact encoding is at least this long are validated once per
+#: content (model_errors); at most _VALID_SUBTREES of them are remembered per schema.
+_SUBTREE_MIN = 4096
+_VALID_SUBTREES = 256
 _MAX_DEPTH = 32  # how deep the schema walks follow nested (possibly recursive) definitions
 
 
@@ -187,6 +192,11 @@ class ResourceSchema:
         self._input_validator: Any = None
         self._shape_checks: tuple[ShapeCheck, ...] | None = None  # compiled on first use
         self._input_check: ShapeCheck | None = None
+        # (property, size, digest of its exact encoding) of large properties found valid
+        self._valid_subtrees: dict[tuple[str, int, bytes], None] = {}
+        top = self._validation_copy
+        self._splittable = not any(k in top for k in ("minProperties", "maxProperties", "enum"))
+        self._splittable = self._splittable and "const" not in top
 
     def __repr__(self) -> str:
         return f"ResourceSchema({self.type_name!r}, path={self.path!r})"
@@ -479,11 +489,19 @@ class ResourceSchema:
 
     # -- model validation --
 
-    def model_errors(self, model: Any) -> list[tuple[str, str]]:
+    def model_errors(
+        self, model: Any, *, encode: Callable[[Any], bytes | None] | None = None
+    ) -> list[tuple[str, str]]:
         """The contract's shape check: (model pointer, message) for every violation.
 
         Draft 7 without required, dependencies, propertyNames, if/then/else, allOf, anyOf, oneOf
         and not, as "Returned models must conform to the shape of the schema" lists them.
+
+        ``encode`` (the step's shared exact encoder, :meth:`cfn_debug.diff.Encodings.of`) lets
+        unchanged subtrees be validated once: a large top-level property whose exact encoding
+        was found valid before (kept by its hash) is not validated again, only the rest of the
+        model is. Each top-level property is validated on its own in the shape check (required
+        and the other cross-property keywords are exempt), so this answers as the whole does.
         """
         if self._shape_checks is None:
             found = (
@@ -491,10 +509,36 @@ class ResourceSchema:
                 compile_shape_check(self._validation_copy, SHAPE_EXEMPT_KEYWORDS),
             )
             self._shape_checks = tuple(c for c in found if c is not None)
+        part, fresh = model, []
+        if encode is not None and isinstance(model, dict) and self._splittable:
+            part, fresh = self._unknown_part(model, encode)
         for check in self._shape_checks:
-            if check(model):
-                return []  # sound: the fast checks accept only what jsonschema accepts
+            if check(part):  # sound: the fast checks accept only what jsonschema accepts
+                for digest in fresh:
+                    if len(self._valid_subtrees) >= _VALID_SUBTREES:
+                        del self._valid_subtrees[next(iter(self._valid_subtrees))]
+                    self._valid_subtrees[digest] = None
+                return []
         return self.slow_model_errors(model)
+
+    def _unknown_part(
+        self, model: dict[str, Any], encode: Callable[[Any], bytes | None]
+    ) -> tuple[dict[str, Any], list[tuple[str, int, bytes]]]:
+        """The model without the large properties known valid, and the digests of the large
+        properties not yet known (remembered once the part is found valid)."""
+        part: dict[str, Any] = {}
+        fresh: list[tuple[str, int, bytes]] = []
+        for key, value in model.items():
+            if type(value) is dict or type(value) is list:
+                raw = encode(value)
+                # a null may be None or NaN (both encode as null): such a subtree is not kept
+                if raw is not None and len(raw) >= _SUBTREE_MIN and b"null" not in raw:
+                    digest = (key, len(raw), hashlib.blake2b(raw, digest_size=16).digest())
+                    if digest in self._valid_subtrees:
+                        continue
+                    fresh.append(digest)
+            part[key] = value
+        return part, fresh
 
     def slow_model_errors(self, model: Any) -> list[tuple[str, str]]:
         """:meth:`model_errors` through jsonschema alone, without the compiled fast check."""

@@ -305,7 +305,8 @@ def model_conforms_to_schema(ctx: StepContext) -> Problems:
     skip_nulls = _null_rule_applies(ctx)
     problems: Problems = []
     for base, model in ctx.returned_models():
-        for pointer, message in ctx.schema.model_errors(model):
+        encode = ctx.encodings.of if ctx.encodings is not None else None
+        for pointer, message in ctx.schema.model_errors(model, encode=encode):
             if skip_nulls and resolve_pointer(model, pointer) is None:
                 continue
             problems.append((base + pointer, message))
