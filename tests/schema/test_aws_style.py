@@ -159,6 +159,9 @@ def test_schema_command_exit_codes_and_json(tmp_path, capsys) -> None:
     assert [p["pointer"] for p in report["problems"] if p["level"] == "error"] == [
         "/primaryIdentifier"
     ]
+    assert document["errors"] == [
+        f"{no_primary}: /primaryIdentifier: error: " + report["problems"][0]["message"]
+    ]
     broken = tmp_path / "broken.json"
     broken.write_text("{")
     assert main(["schema", str(broken)]) == 2

@@ -193,7 +193,8 @@ def schema_command(args: argparse.Namespace) -> int:
     if args.json:
         document = {
             "schemas": [r.to_dict() for r in reports],
-            "errors": sum(1 for r in reports if r.has_error),
+            # as every --json document of cfn-debug: what went wrong, one line each
+            "errors": [format_line(r, n) for r in reports for n in r.notes if n.level == "error"],
         }
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
