@@ -256,3 +256,35 @@ def test_generated_tags_give_the_same_errors(tags: list[dict[str, Any]]) -> None
         if check(model):
             assert errors == []
     assert WIDGET.model_errors(model) == errors
+
+
+@pytest.mark.parametrize("model", CORNER_CASES, ids=lambda m: json.dumps(m)[:40])
+def test_compiled_input_check_never_accepts_what_jsonschema_rejects(model: dict[str, Any]) -> None:
+    """input_errors (full Draft 7, required included) answers valid inputs with a compiled
+    check; it must agree with jsonschema alone on every corner case."""
+    assert RICH_SCHEMA.input_errors(model) == RICH_SCHEMA.slow_input_errors(model)
+    assert WIDGET.input_errors(model) == WIDGET.slow_input_errors(model)
+
+
+def test_unchanged_large_subtrees_are_validated_once_and_a_deep_change_is_still_found() -> None:
+    from cfn_debug.diff import Encodings
+
+    schema = load_schema(Path(__file__).parent / "fixtures" / "schemas" / "widget.json")
+    tags = [{"Key": f"key-{i}", "Value": f"value-{i}"} for i in range(400)]
+    model = {"Name": "w", "Tags": tags, "Labels": [f"label-{i}" for i in range(1000)]}
+    seen: list[Any] = []
+    schema.model_errors({})  # build the compiled checks, then watch what they are given
+    checks = schema._shape_checks
+    assert checks
+    schema._shape_checks = tuple(
+        (lambda part, check=check: seen.append(sorted(part)) or check(part)) for check in checks
+    )
+    assert schema.model_errors(model, encode=Encodings().of) == []
+    assert seen[-1] == ["Labels", "Name", "Tags"]
+    again = json.loads(json.dumps(model))  # the next step: new objects, same content
+    assert schema.model_errors(again, encode=Encodings().of) == []
+    assert seen[-1] == ["Name"]  # the large properties were known valid by their encoding
+    again["Tags"][321]["Key"] = 5  # deep inside a known subtree: a new encoding, checked again
+    assert [p for p, _ in schema.model_errors(again, encode=Encodings().of)] == ["/Tags/321/Key"]
+    again["Tags"][321]["Key"] = None  # a null is never taken from the cache (None and NaN)
+    assert [p for p, _ in schema.model_errors(again, encode=Encodings().of)] == ["/Tags/321/Key"]

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "rules": "cfn_debug.contract.command:rules_command",
     "scenario": "cfn_debug.scenarios.command:scenario_command",
     "open": "cfn_debug.app.launch:open_command",
+    "schema": "cfn_debug.schema_command:schema_command",
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -244,6 +245,12 @@ def build_parser() -> argparse.ArgumentParser:
     rules = sub.add_parser("rules", help="list the contract rules the checks enforce")
     rules.add_argument("rule_id", nargs="?", metavar="RULE_ID", help="show one rule in full")
     rules.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+
+    schema = sub.add_parser(
+        "schema", help="check resource schemas as cfn-debug reads them (one line per problem)"
+    )
+    schema.add_argument("schemas", nargs="+", metavar="SCHEMA", help="resource schema file(s)")
+    schema.add_argument("--json", action="store_true", help="print the problems as JSON")
 
     export = sub.add_parser(
         "export", help="write a journal or transcript as JSON, Markdown, HTML or JUnit"

@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import marshal
 from collections import Counter
-from itertools import repeat
+from collections.abc import Iterable
+from itertools import compress, islice, repeat
+from operator import ne
 from typing import Any
 
 from cfn_debug.jsonfast import exact
@@ -46,6 +48,70 @@ class Encodings:
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[Any, bytes | None]] = {}
+        self._prints: dict[int, tuple[Any, list[bytes] | None]] = {}
+        self._sets: dict[int, tuple[set[bytes], bool]] = {}  # by id of an array in _prints
+
+    def fingerprints(self, values: list[Any]) -> list[bytes] | None:
+        """:func:`_fingerprints` of an array, computed once per step (an unordered array of the
+        returned model is compared with the request, the previous model and what was asked),
+        and for a long array once per content: the last few long arrays' fingerprints are kept
+        across steps keyed by their exact encoding (the previous step's model, the request),
+        so an array parsed afresh with the same content is not fingerprinted again."""
+        known = self._prints.get(id(values))
+        if known is not None:
+            return known[1]
+        raw = self._content_key(values)
+        prints = _RECENT_PRINTS.get(raw) if raw is not None else None
+        if prints is None:
+            prints = _fingerprints(values)
+            if raw is not None and prints is not None:
+                if len(_RECENT_PRINTS) >= _RECENT_LIMIT:
+                    del _RECENT_PRINTS[next(iter(_RECENT_PRINTS))]
+                _RECENT_PRINTS[raw] = prints
+        self._prints[id(values)] = (values, prints)
+        return prints
+
+    def unpaired(self, before: list[Any], after: list[Any]) -> set[bytes]:
+        """The fingerprints not as frequent in ``after`` as in ``before`` (both fingerprinted).
+
+        Sets where every fingerprint is distinct on both sides (the usual case: C loops only),
+        counts otherwise; each array's set or count is made once per step.
+        """
+        old_set, old_unique = self._distinct(before)
+        new_set, new_unique = self._distinct(after)
+        if old_unique and new_unique:
+            return old_set ^ new_set
+        old_count, new_count = (
+            Counter(self._prints[id(before)][1]),
+            Counter(self._prints[id(after)][1]),
+        )
+        return set(old_count - new_count) | set(new_count - old_count)
+
+    def _distinct(self, values: list[Any]) -> tuple[set[bytes], bool]:
+        """The set of an array's fingerprints and whether they are all distinct (kept across
+        steps like the fingerprints; the set is never changed in place)."""
+        known = self._sets.get(id(values))
+        if known is None:
+            raw = self._content_key(values)
+            known = _RECENT_SETS.get(raw) if raw is not None else None
+            if known is None:
+                prints = self._prints[id(values)][1] or []
+                distinct = set(prints)
+                known = (distinct, len(distinct) == len(prints))
+                if raw is not None:
+                    if len(_RECENT_SETS) >= _RECENT_LIMIT:
+                        del _RECENT_SETS[next(iter(_RECENT_SETS))]
+                    _RECENT_SETS[raw] = known
+            self._sets[id(values)] = known
+        return known
+
+    def _content_key(self, values: list[Any]) -> bytes | None:
+        """A long array's exact encoding, the key of what is kept across steps; None for a short
+        array or one with a null (None and NaN both encode as null, and fingerprint apart)."""
+        if len(values) < _ALIGN_MIN:
+            return None
+        raw = self.of(values)
+        return raw if raw is not None and b"null" not in raw else None
 
     def of(self, value: Any) -> bytes | None:
         known = self._known.get(id(value))
@@ -92,7 +158,7 @@ class _Differ:
         if base is None:
             base = ""
             if self.schema is not None:
-                classes = self.schema.classify(pattern)
+                classes = self.schema.classes_of_pattern(pattern)
                 base = ", ".join(c for c in NOTED_CLASSES if c in classes)
             if len(self._notes) < 4096:
                 self._notes[pattern] = base
@@ -103,7 +169,7 @@ class _Differ:
         if isinstance(before, dict) and isinstance(after, dict):
             self._objects(before, after, pointer, pattern)
         elif isinstance(before, list) and isinstance(after, list):
-            if self.schema is not None and pattern in self.schema.unordered_array_pointers:
+            if self.schema is not None and self.schema.unordered_at(pattern):
                 self._multiset(before, after, pointer, pattern)
             else:
                 self._sequence(before, after, pointer, pattern)
@@ -132,10 +198,33 @@ class _Differ:
                     Change(child, ChangeKind.ADDED, None, new, self.note(child_pattern))
                 )
 
+    def _aligned_differences(self, before: list[Any], after: list[Any]) -> list[int] | None:
+        """The indices where two arrays that are mostly equal in order differ, or None.
+
+        Python's ``==`` (C loops) is exact here unless a ``true``/``false`` could meet a ``1`` or
+        ``0``; so it is used only when neither array's exact encoding holds a boolean. None
+        (use the fingerprints) when that cannot be told or more than a few elements differ, as
+        in a reordered array.
+        """
+        common = min(len(before), len(after))
+        if common < _ALIGN_MIN:
+            return None
+        found = compress(range(common), map(ne, before[:common], after[:common]))
+        differing = list(islice(found, _ALIGN_MAX_DIFFERENCES + 1))
+        if len(differing) > _ALIGN_MAX_DIFFERENCES:
+            return None  # reordered, or much changed: the fingerprints tell
+        raw_before, raw_after = self.encodings.of(before), self.encodings.of(after)
+        if raw_before is None or raw_after is None:
+            return None
+        if any(b in raw for raw in (raw_before, raw_after) for b in (b"true", b"false")):
+            return None
+        differing.extend(range(common, max(len(before), len(after))))
+        return differing
+
     def _sequence(self, before: list[Any], after: list[Any], pointer: str, pattern: str) -> None:
         items = pattern + "/*"
         common = min(len(before), len(after))
-        for index in range(common):
+        for index in _candidates(before, after, common):
             if not _identical(before[index], after[index], self.encodings):
                 self.walk(before[index], after[index], join_pointer(pointer, index), items)
         for index in range(len(before) - 1, common - 1, -1):
@@ -151,28 +240,51 @@ class _Differ:
 
     def _multiset(self, before: list[Any], after: list[Any], pointer: str, pattern: str) -> None:
         item_pattern = pattern + "/*"
-        old_prints = _fingerprints(before)
-        new_prints = _fingerprints(after)
-        if old_prints is not None and new_prints is not None:
-            if dict.__eq__(Counter(old_prints), Counter(new_prints)):
-                return  # equal fingerprints pair off into equal elements: nothing to report
-            # the canonical key once per distinct fingerprint (equal prints, equal keys)
-            keys: dict[bytes, str] = {}
-            old_keys = [
-                _key_of(keys, p, v, self.schema, item_pattern)
-                for p, v in zip(old_prints, before, strict=True)
-            ]
-            new_keys = [
-                _key_of(keys, p, v, self.schema, item_pattern)
-                for p, v in zip(new_prints, after, strict=True)
-            ]
+        aligned = self._aligned_differences(before, after)
+        if aligned is not None:
+            old_prints = new_prints = None
+            if not aligned:
+                return
         else:
-            old_keys = [canonical_key(v, self.schema, item_pattern) for v in before]
-            new_keys = [canonical_key(v, self.schema, item_pattern) for v in after]
-        surplus_old = Counter(old_keys) - Counter(new_keys)
-        surplus_new = Counter(new_keys) - Counter(old_keys)
+            old_prints = self.encodings.fingerprints(before)
+            new_prints = self.encodings.fingerprints(after)
+        if aligned is not None:
+            # the same elements at the same indices pair off; the rest need canonical keys
+            old_keys = {
+                i: canonical_key(before[i], self.schema, item_pattern)
+                for i in aligned
+                if i < len(before)
+            }
+            new_keys = {
+                i: canonical_key(after[i], self.schema, item_pattern)
+                for i in aligned
+                if i < len(after)
+            }
+        elif old_prints is not None and new_prints is not None:
+            touched = self.encodings.unpaired(before, after)
+            if not touched:
+                return  # equal fingerprints pair off into equal elements: nothing to report
+            # A fingerprint as frequent on both sides pairs off into equal elements, which can
+            # never be reported: only the elements of the other fingerprints need canonical
+            # keys (once per distinct fingerprint: equal prints, equal keys), found by C loops.
+            keys: dict[bytes, str] = {}
+            old_keys = {
+                i: _key_of(keys, old_prints[i], before[i], self.schema, item_pattern)
+                for i in compress(range(len(before)), map(touched.__contains__, old_prints))
+            }
+            new_keys = {
+                i: _key_of(keys, new_prints[i], after[i], self.schema, item_pattern)
+                for i in compress(range(len(after)), map(touched.__contains__, new_prints))
+            }
+        else:
+            old_keys = {
+                i: canonical_key(v, self.schema, item_pattern) for i, v in enumerate(before)
+            }
+            new_keys = {i: canonical_key(v, self.schema, item_pattern) for i, v in enumerate(after)}
+        surplus_old = Counter(old_keys.values()) - Counter(new_keys.values())
+        surplus_new = Counter(new_keys.values()) - Counter(old_keys.values())
         removed: list[int] = []
-        for index in range(len(before) - 1, -1, -1):
+        for index in reversed(old_keys):  # ascending keys: highest index first
             if surplus_old[old_keys[index]] > 0:
                 surplus_old[old_keys[index]] -= 1
                 removed.append(index)
@@ -187,7 +299,7 @@ class _Differ:
                     self.note(item_pattern, MULTISET_NOTE),
                 )
             )
-        for index, key in enumerate(new_keys):
+        for index, key in new_keys.items():
             if surplus_new[key] > 0:
                 surplus_new[key] -= 1
                 child = join_pointer(pointer, index)
@@ -200,6 +312,33 @@ class _Differ:
                         self.note(item_pattern, MULTISET_NOTE),
                     )
                 )
+
+
+#: Fingerprints of recent long arrays, keyed by the array's exact encoding (equal bytes, equal
+#: elements in the same order: the fingerprints hold). Oldest dropped first.
+_RECENT_PRINTS: dict[bytes, list[bytes]] = {}
+_RECENT_SETS: dict[bytes, tuple[set[bytes], bool]] = {}
+_RECENT_LIMIT = 8
+
+_EXACT_SCALARS = frozenset({str, int, bool})
+#: A multiset of at least this many elements is first compared in order (_aligned_differences),
+#: and kept to that comparison when at most this many elements differ.
+_ALIGN_MIN = 256
+_ALIGN_MAX_DIFFERENCES = 64
+
+
+def _candidates(before: list[Any], after: list[Any], common: int) -> Iterable[int]:
+    """The indices below ``common`` where the two arrays may differ.
+
+    An index is left out only when both elements have the same type, one of str/int/bool, and
+    are equal: nothing to report there. Found by C loops (one long array of strings or numbers
+    with a single change then costs no Python call per element).
+    """
+    head_before, head_after = before[:common], after[:common]
+    types = list(map(type, head_before))
+    if types != list(map(type, head_after)) or not set(types) <= _EXACT_SCALARS:
+        return range(common)
+    return compress(range(common), map(ne, head_before, head_after))
 
 
 def _fingerprints(values: list[Any]) -> list[bytes] | None:
@@ -245,7 +384,7 @@ def _canonical(value: Any, schema: ResourceSchema, pattern: str) -> Any:
         return {k: _canonical(v, schema, join_pointer(pattern, k)) for k, v in value.items()}
     if isinstance(value, list):
         items = [_canonical(v, schema, pattern + "/*") for v in value]
-        if pattern in schema.unordered_array_pointers:
+        if schema.unordered_at(pattern):
             return sorted(items, key=_dumps)
         return items
     return value

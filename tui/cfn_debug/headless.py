@@ -52,6 +52,7 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
+    from cfn_debug.schema_command import schema_warning_lines
     from cfn_debug.targets import chain_options, open_workspace
 
     options = chain_options(args)
@@ -72,6 +73,9 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     workspace = open_workspace(args)
     notices = print_notices(console, workspace)
     partial["workspace"] = workspace
+    if workspace.schema is not None:
+        for line in schema_warning_lines(workspace.schema):
+            console.print(line, markup=False, highlight=False)
     journal = _open_journal(args, workspace)
     write_only = workspace.schema.write_only if workspace.schema is not None else ()
     masked = OutputMasker(write_only, reveal=reveal)

@@ -15,11 +15,13 @@ treated as "anything goes" rather than as an error at validation time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from jsonschema import Draft7Validator
 from jsonschema.exceptions import ValidationError
 from jsonschema.validators import extend
 
+from cfn_debug.ecma_regex import compile_ecma
 from cfn_debug.errors import SchemaError
 from cfn_debug.records import Action
 from cfn_debug.schema_fastcheck import (
@@ -56,6 +59,10 @@ SHAPE_EXEMPT_KEYWORDS = ("required", "dependencies", "propertyNames", "if", "all
 SHAPE_EXEMPT_KEYWORDS += ("oneOf", "not")
 
 _MAX_MESSAGE = 300
+#: Top-level properties whose exact encoding is at least this long are validated once per
+#: content (model_errors); at most _VALID_SUBTREES of them are remembered per schema.
+_SUBTREE_MIN = 4096
+_VALID_SUBTREES = 256
 _MAX_DEPTH = 32  # how deep the schema walks follow nested (possibly recursive) definitions
 
 
@@ -130,35 +137,66 @@ def expand_pattern(document: Any, pattern: str) -> list[tuple[str, Any]]:
 # --- the schema model ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SchemaNote:
+    """A problem with the schema that does not stop cfn-debug from using it.
+
+    ``level``: "error" (the schema is wrong and cfn-debug works around it), "warning" (a
+    published schema may do this; said once) or "note". ``pointer`` is a JSON pointer into the
+    schema document.
+    """
+
+    pointer: str
+    level: str
+    message: str
+
+
 class ResourceSchema:
     """A loaded, self-validated resource schema and what the checks need to know about it."""
 
-    def __init__(self, raw: dict[str, Any], *, path: Path | None = None) -> None:
+    def __init__(
+        self, raw: dict[str, Any], *, path: Path | None = None, strict: bool = True
+    ) -> None:
         self.path = path
+        self._strict = strict
         self.raw = raw
         self.type_name: str = raw["typeName"]
+        self.notes: list[SchemaNote] = []
         self._validation_copy = _without_remote_refs(raw)
         self.primary_identifier: tuple[str, ...] = tuple(
-            self._model_pointer("primaryIdentifier", p) for p in raw["primaryIdentifier"]
+            self._model_pointer("primaryIdentifier", p, i)
+            for i, p in enumerate(raw.get("primaryIdentifier", []))
         )
         self.additional_identifiers: tuple[tuple[str, ...], ...] = tuple(
-            tuple(self._model_pointer("additionalIdentifiers", p) for p in group)
-            for group in raw.get("additionalIdentifiers", [])
+            tuple(
+                self._model_pointer(f"additionalIdentifiers/{g}", p, i) for i, p in enumerate(group)
+            )
+            for g, group in enumerate(raw.get("additionalIdentifiers", []))
         )
         classes: dict[str, frozenset[str]] = {}
         for keyword in POINTER_LISTS:
             classes[keyword] = frozenset(
-                self._model_pointer(keyword, p) for p in raw.get(keyword, [])
+                self._model_pointer(keyword, p, i) for i, p in enumerate(raw.get(keyword, []))
             )
         self.read_only = classes["readOnlyProperties"]
         self.write_only = classes["writeOnlyProperties"]
         self.create_only = classes["createOnlyProperties"]
         self.deprecated = classes["deprecatedProperties"]
+        self.notes.extend(pattern_notes(raw))
+        self._unordered_nodes: dict[int, bool] = {}
+        self._classes: dict[str, frozenset[str]] = {}
+        self._unordered_deep: dict[str, bool] = {}
         self.unordered_array_pointers: frozenset[str] = frozenset(self._unordered_arrays())
         self._unordered_below: dict[str, bool] = {}
         self._shape_validator: Any = None
         self._input_validator: Any = None
         self._shape_checks: tuple[ShapeCheck, ...] | None = None  # compiled on first use
+        self._input_check: ShapeCheck | None = None
+        # (property, size, digest of its exact encoding) of large properties found valid
+        self._valid_subtrees: dict[tuple[str, int, bytes], None] = {}
+        top = self._validation_copy
+        self._splittable = not any(k in top for k in ("minProperties", "maxProperties", "enum"))
+        self._splittable = self._splittable and "const" not in top
 
     def __repr__(self) -> str:
         return f"ResourceSchema({self.type_name!r}, path={self.path!r})"
@@ -194,11 +232,9 @@ class ResourceSchema:
             patterns = branch.get("patternProperties")
             if isinstance(patterns, dict):
                 for pattern, sub in patterns.items():
-                    try:
-                        if re.search(pattern, token):
-                            found.append(self.resolve_ref(sub))
-                    except re.error:
-                        continue
+                    compiled = compile_ecma(pattern)
+                    if compiled.usable and compiled.search(token):
+                        found.append(self.resolve_ref(sub))
         return found
 
     def _branches(self, node: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
@@ -249,14 +285,19 @@ class ResourceSchema:
             out.append("*" if is_index else token)
         return join_pointer("", *out)
 
-    def _model_pointer(self, keyword: str, schema_pointer: Any) -> str:
-        """Turn a schema pointer of ``keyword`` into a model pointer pattern (validated)."""
+    def _model_pointer(self, keyword: str, schema_pointer: Any, index: int = 0) -> str:
+        """Turn a schema pointer of ``keyword`` into a model pointer pattern (validated).
+
+        A pointer that resolves to nothing refuses the schema only in primaryIdentifier (every
+        identifier check depends on it); elsewhere the CloudFormation CLI accepts it, schemas
+        with such pointers are published, and it becomes a warning in :attr:`notes`.
+        """
         if not isinstance(schema_pointer, str):
             raise SchemaError(
                 f"expected a JSON pointer string such as '/properties/Name', got "
                 f"{schema_pointer!r}",
                 path=self.path,
-                field=keyword,
+                field=keyword.split("/")[0],
             )
         try:
             tokens = split_pointer(schema_pointer)
@@ -266,7 +307,7 @@ class ResourceSchema:
             raise SchemaError(
                 f"pointer {schema_pointer!r} must start with '/properties/'",
                 path=self.path,
-                field=keyword,
+                field=keyword.split("/")[0],
             )
         out: list[str] = []
         nodes: list[Any] = [self.raw]
@@ -280,28 +321,54 @@ class ResourceSchema:
                 i += 1
                 continue
             if not children:
-                raise SchemaError(
+                message = (
                     f"pointer {schema_pointer!r} resolves to nothing in the schema (no "
                     f"{'array items' if token == '*' else 'property ' + repr(token)} at "
-                    f"{join_pointer('/properties', *out) if out else '/properties'})",
-                    path=self.path,
-                    field=keyword,
+                    f"{join_pointer('/properties', *out) if out else '/properties'})"
                 )
+                if keyword == "primaryIdentifier" and self._strict:
+                    raise SchemaError(message, path=self.path, field=keyword)
+                level = "error" if keyword == "primaryIdentifier" else "warning"
+                self.notes.append(SchemaNote(f"/{keyword}/{index}", level, message + "; ignored"))
+                out.extend(t for t in rest[i:] if t != "properties")
+                break
             out.append(token)
             nodes = children
             i += 1
         return join_pointer("", *out)
 
+    def _has_unordered(self, node: Any) -> bool:
+        """Is there an insertionOrder-false array in ``node`` (references followed)?"""
+        node = self.resolve_ref(node)
+        key = id(node)
+        below = self._unordered_nodes
+        if key in below:
+            return below[key]
+        below[key] = False  # a cycle back here adds nothing
+        found = False
+        for branch in self._branches(node):
+            if branch.get("insertionOrder") is False:
+                found = True
+            props = branch.get("properties")
+            subs = list(props.values()) if isinstance(props, dict) else []
+            if isinstance(branch.get("items"), dict):
+                subs.append(branch["items"])
+            if not found and any(self._has_unordered(sub) for sub in subs):
+                found = True
+        below[key] = found
+        return found
+
     def _unordered_arrays(self) -> Iterator[str]:
-        """Patterns of every array whose schema says ``insertionOrder: false``, at any depth."""
+        """Patterns of every array whose schema says ``insertionOrder: false``, down to
+        ``_MAX_DEPTH`` levels (a recursive definition is asked by :meth:`unordered_at`)."""
+        visits = [0]
 
         def walk(node: Any, pointer: str, depth: int) -> Iterator[str]:
-            if depth > _MAX_DEPTH:
+            visits[0] += 1
+            if depth > _MAX_DEPTH or visits[0] > 100_000 or not self._has_unordered(node):
                 return
             for branch in self._branches(node):
-                if branch.get("insertionOrder") is False and (
-                    branch.get("type") == "array" or "items" in branch
-                ):
+                if _is_unordered_array(branch):
                     yield pointer
                 props = branch.get("properties")
                 if isinstance(props, dict):
@@ -321,15 +388,40 @@ class ResourceSchema:
             return False
         if model_pointer in self.unordered_array_pointers:
             return True
-        return self.pattern_of(model_pointer) in self.unordered_array_pointers
+        return self.unordered_at(self.pattern_of(model_pointer))
+
+    def unordered_at(self, pattern: str) -> bool:
+        """Is the array at this pointer pattern insertionOrder false? Deeper than the walk
+        behind :attr:`unordered_array_pointers` goes (a recursive definition), the schema is
+        asked directly."""
+        if pattern in self.unordered_array_pointers:
+            return True
+        if not self.unordered_array_pointers or pattern.count("/") <= _MAX_DEPTH:
+            return False
+        found = self._unordered_deep.get(pattern)
+        if found is None:
+            found = any(
+                _is_unordered_array(branch)
+                for node in self.subschemas(pattern)
+                for branch in self._branches(node)
+            )
+            if len(self._unordered_deep) < 4096:
+                self._unordered_deep[pattern] = found
+        return found
 
     def has_unordered_below(self, pattern: str) -> bool:
         """Is there an insertionOrder-false array at ``pattern`` or anywhere below it?"""
         found = self._unordered_below.get(pattern)
         if found is None:
-            found = any(
-                p == pattern or p.startswith(pattern + "/") for p in self.unordered_array_pointers
-            )
+            if pattern.count("/") < _MAX_DEPTH:
+                found = any(
+                    p == pattern or p.startswith(pattern + "/")
+                    for p in self.unordered_array_pointers
+                )
+            else:  # below the walk's depth: ask the schema (recursive definitions)
+                found = bool(self.unordered_array_pointers) and any(
+                    self._has_unordered(node) for node in self.subschemas(pattern)
+                )
             if len(self._unordered_below) < 4096:
                 self._unordered_below[pattern] = found
         return found
@@ -373,6 +465,16 @@ class ResourceSchema:
             found.add("insertionOrderFalse")
         return found
 
+    def classes_of_pattern(self, pattern: str) -> frozenset[str]:
+        """:meth:`classify` of a pointer pattern, cached for the schema's lifetime (the diff
+        asks it for every change of every step)."""
+        found = self._classes.get(pattern)
+        if found is None:
+            found = frozenset(self.classify(pattern))
+            if len(self._classes) < 4096:
+                self._classes[pattern] = found
+        return found
+
     def identifier_of(self, model: Any) -> dict[str, Any] | None:
         """The primary identifier's values keyed by model pointer; None if any part is missing."""
         return _identifier(model, self.primary_identifier)
@@ -387,11 +489,19 @@ class ResourceSchema:
 
     # -- model validation --
 
-    def model_errors(self, model: Any) -> list[tuple[str, str]]:
+    def model_errors(
+        self, model: Any, *, encode: Callable[[Any], bytes | None] | None = None
+    ) -> list[tuple[str, str]]:
         """The contract's shape check: (model pointer, message) for every violation.
 
         Draft 7 without required, dependencies, propertyNames, if/then/else, allOf, anyOf, oneOf
         and not, as "Returned models must conform to the shape of the schema" lists them.
+
+        ``encode`` (the step's shared exact encoder, :meth:`cfn_debug.diff.Encodings.of`) lets
+        unchanged subtrees be validated once: a large top-level property whose exact encoding
+        was found valid before (kept by its hash) is not validated again, only the rest of the
+        model is. Each top-level property is validated on its own in the shape check (required
+        and the other cross-property keywords are exempt), so this answers as the whole does.
         """
         if self._shape_checks is None:
             found = (
@@ -399,10 +509,36 @@ class ResourceSchema:
                 compile_shape_check(self._validation_copy, SHAPE_EXEMPT_KEYWORDS),
             )
             self._shape_checks = tuple(c for c in found if c is not None)
+        part, fresh = model, []
+        if encode is not None and isinstance(model, dict) and self._splittable:
+            part, fresh = self._unknown_part(model, encode)
         for check in self._shape_checks:
-            if check(model):
-                return []  # sound: the fast checks accept only what jsonschema accepts
+            if check(part):  # sound: the fast checks accept only what jsonschema accepts
+                for digest in fresh:
+                    if len(self._valid_subtrees) >= _VALID_SUBTREES:
+                        del self._valid_subtrees[next(iter(self._valid_subtrees))]
+                    self._valid_subtrees[digest] = None
+                return []
         return self.slow_model_errors(model)
+
+    def _unknown_part(
+        self, model: dict[str, Any], encode: Callable[[Any], bytes | None]
+    ) -> tuple[dict[str, Any], list[tuple[str, int, bytes]]]:
+        """The model without the large properties known valid, and the digests of the large
+        properties not yet known (remembered once the part is found valid)."""
+        part: dict[str, Any] = {}
+        fresh: list[tuple[str, int, bytes]] = []
+        for key, value in model.items():
+            if type(value) is dict or type(value) is list:
+                raw = encode(value)
+                # a null may be None or NaN (both encode as null): such a subtree is not kept
+                if raw is not None and len(raw) >= _SUBTREE_MIN and b"null" not in raw:
+                    digest = (key, len(raw), hashlib.blake2b(raw, digest_size=16).digest())
+                    if digest in self._valid_subtrees:
+                        continue
+                    fresh.append(digest)
+            part[key] = value
+        return part, fresh
 
     def slow_model_errors(self, model: Any) -> list[tuple[str, str]]:
         """:meth:`model_errors` through jsonschema alone, without the compiled fast check."""
@@ -411,10 +547,67 @@ class ResourceSchema:
         return _errors(self._shape_validator, model)
 
     def input_errors(self, model: Any) -> list[tuple[str, str]]:
-        """Full Draft 7, required included: the input assumption of create and update."""
+        """Full Draft 7, required included: the input assumption of create and update.
+
+        A compiled check (nothing exempt) answers for valid inputs; jsonschema lists the errors.
+        """
+        if self._input_check is None:
+            found = compile_shape_check(self._validation_copy, ())
+            self._input_check = found if found is not None else _never
+        if self._input_check(model):
+            return []
+        return self.slow_input_errors(model)
+
+    def slow_input_errors(self, model: Any) -> list[tuple[str, str]]:
+        """:meth:`input_errors` through jsonschema alone."""
         if self._input_validator is None:
             self._input_validator = _InputValidator(self._validation_copy)
         return _errors(self._input_validator, model)
+
+
+def _never(_model: Any) -> bool:
+    return False
+
+
+def _is_unordered_array(branch: dict[str, Any]) -> bool:
+    return branch.get("insertionOrder") is False and (
+        branch.get("type") == "array" or "items" in branch
+    )
+
+
+def pattern_notes(raw: Any) -> list[SchemaNote]:
+    """A note for every ``pattern`` / ``patternProperties`` key no engine can use in full.
+
+    Such a pattern is not checked (or, for a risky one, only on short values): the property's
+    other keywords still are.
+    """
+    notes: list[SchemaNote] = []
+    stack: list[tuple[Any, str]] = [(raw, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, list):
+            stack.extend((v, join_pointer(pointer, i)) for i, v in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        sources: list[tuple[str, str]] = []
+        if isinstance(node.get("pattern"), str):
+            sources.append((node["pattern"], join_pointer(pointer, "pattern")))
+        if isinstance(node.get("patternProperties"), dict):
+            base = join_pointer(pointer, "patternProperties")
+            sources.extend((p, join_pointer(base, p)) for p in node["patternProperties"])
+        for source, where in sources:
+            compiled = compile_ecma(source)
+            if compiled.problem is None:
+                continue
+            if compiled.usable:
+                notes.append(SchemaNote(where, "note", f"pattern {source!r} {compiled.problem}"))
+            else:
+                message = f"pattern {source!r}: {compiled.problem}; values are not checked by it"
+                notes.append(SchemaNote(where, "warning", message))
+        stack.extend((v, join_pointer(pointer, k)) for k, v in node.items())
+    notes.sort(key=lambda n: n.pointer)
+    return notes
 
 
 def _prefixes(pattern: str) -> list[str]:
@@ -467,13 +660,6 @@ def _unique_items(
         seen[key] = index
 
 
-_ShapeValidator = extend(
-    Draft7Validator,
-    {**dict.fromkeys(SHAPE_EXEMPT_KEYWORDS, _noop), "uniqueItems": _unique_items},
-)
-_InputValidator = extend(Draft7Validator, {"uniqueItems": _unique_items})
-
-
 def _errors(validator: Draft7Validator, model: Any) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for error in validator.iter_errors(model):
@@ -493,7 +679,7 @@ def _describe(error: ValidationError) -> list[tuple[str, str]]:
             for key in error.instance
             if key not in known
             and not any(_search(p, key) for p in (patterns if isinstance(patterns, dict) else {}))
-        ]
+        ]  # (the error exists only when every pattern compiled: see _extra_keys)
         if extras:
             return [
                 (join_pointer(pointer, key), f"property {key!r} is not defined in the schema")
@@ -506,10 +692,88 @@ def _describe(error: ValidationError) -> list[tuple[str, str]]:
 
 
 def _search(pattern: str, key: str) -> bool:
-    try:
-        return re.search(pattern, key) is not None
-    except re.error:
-        return False
+    """Does an ECMA-262 pattern match ``key``? True for a pattern no engine compiles."""
+    return compile_ecma(pattern).search(key)
+
+
+def _pattern(
+    validator: Any, pattern: Any, instance: Any, _schema: Any
+) -> Iterator[ValidationError]:
+    """``pattern`` with ECMA-262's meaning; a pattern no engine compiles checks nothing."""
+    if (
+        isinstance(pattern, str)
+        and validator.is_type(instance, "string")
+        and not compile_ecma(pattern).search(instance)
+    ):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Any, instance: Any, _schema: Any
+) -> Iterator[ValidationError]:
+    if not isinstance(patterns, dict) or not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        compiled = compile_ecma(pattern)
+        if not compiled.usable:
+            continue  # its keys are allowed (see _extra_keys) but not checked
+        for key, value in instance.items():
+            if compiled.search(key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _extra_keys(instance: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """Keys neither ``properties`` nor ``patternProperties`` cover (ECMA patterns).
+
+    A schema with a pattern no engine compiles has no extra keys: any key might be its.
+    """
+    known = schema.get("properties", {})
+    known = known if isinstance(known, dict) else {}
+    patterns = schema.get("patternProperties", {})
+    compiled = [compile_ecma(p) for p in patterns] if isinstance(patterns, dict) else []
+    if not all(c.usable for c in compiled):
+        return []
+    return [
+        key for key in instance if key not in known and not any(c.search(key) for c in compiled)
+    ]
+
+
+def _additional_properties(
+    validator: Any, additional: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _extra_keys(instance, schema)
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif additional is False and extras:
+        names = ", ".join(repr(each) for each in sorted(extras))
+        yield ValidationError(f"Additional properties are not allowed ({names} unexpected)")
+
+
+_ECMA_KEYWORDS = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+}
+
+_ShapeValidator = extend(
+    Draft7Validator,
+    {
+        **dict.fromkeys(SHAPE_EXEMPT_KEYWORDS, _noop),
+        "uniqueItems": _unique_items,
+        **_ECMA_KEYWORDS,
+    },
+)
+_InputValidator = extend(Draft7Validator, {"uniqueItems": _unique_items, **_ECMA_KEYWORDS})
+
+
+#: A local ``$ref`` is inlined into the validation copy only while its expansion stays under
+#: this many nodes, and the copy as a whole under :data:`_INLINE_BUDGET`: shared references
+#: (30 levels of a definition using the one below twice) would otherwise grow exponentially.
+_INLINE_LIMIT = 2_000
+_INLINE_BUDGET = 200_000
 
 
 def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
@@ -517,21 +781,59 @@ def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
 
     Inlining spares jsonschema a reference lookup for every array element it validates (the
     largest part of its cost on models with long arrays); a recursive definition keeps its
-    ``$ref``, which jsonschema resolves against the root as usual. ``$id`` and ``$schema`` go,
+    ``$ref``, which jsonschema resolves against the root as usual, and so does a reference
+    whose expansion would be large (see :data:`_INLINE_LIMIT`). ``$id`` and ``$schema`` go,
     so that a relative ``$id`` cannot change how the remaining references resolve.
     """
+    sizes: dict[str, int] = {}
+    budget = [_INLINE_BUDGET]
+
+    def size(node: Any, active: frozenset[str]) -> int:
+        """Nodes in ``node`` with its references expanded (each reference's size cached)."""
+        total = 0
+        stack = [node]
+        while stack:
+            item = stack.pop()
+            total += 1
+            if total > _INLINE_LIMIT:
+                return total
+            if isinstance(item, dict):
+                ref = item.get("$ref")
+                if isinstance(ref, str) and ref.startswith("#"):
+                    total += ref_size(ref, active)
+                    continue
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+        return total
+
+    def ref_size(ref: str, active: frozenset[str]) -> int:
+        if ref in active:
+            return 1
+        known = sizes.get(ref)
+        if known is None:
+            target = resolve_pointer(raw, ref[1:])
+            known = 1 if target is MISSING else size(target, active | {ref})
+            sizes[ref] = known
+        return known
 
     def strip(node: Any, active: tuple[str, ...]) -> Any:
+        budget[0] -= 1
         if isinstance(node, dict):
             ref = node.get("$ref")
             if isinstance(ref, str):
                 if not ref.startswith("#"):
                     return {}
-                if ref in active or len(active) > _MAX_DEPTH:
-                    return {"$ref": ref}
                 target = resolve_pointer(raw, ref[1:])
                 if target is MISSING:
                     return {}
+                if (
+                    ref in active
+                    or len(active) > _MAX_DEPTH
+                    or budget[0] <= 0
+                    or ref_size(ref, frozenset(active)) > _INLINE_LIMIT
+                ):
+                    return {"$ref": ref}
                 return strip(target, (*active, ref))
             return {k: strip(v, active) for k, v in node.items()}
         if isinstance(node, list):
@@ -547,8 +849,8 @@ def _without_remote_refs(raw: dict[str, Any]) -> dict[str, Any]:
 # --- loading and self-validation ----------------------------------------------------------------
 
 
-def load_schema(path: Path) -> ResourceSchema:
-    """Read, parse and validate a resource schema file."""
+def load_schema(path: Path, *, strict: bool = True) -> ResourceSchema:
+    """Read, parse and validate a resource schema file (``strict``: see schema_from_dict)."""
     from cfn_debug.filesafe import read_text
     from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
@@ -572,15 +874,19 @@ def load_schema(path: Path) -> ResourceSchema:
         raise SchemaError(TOO_MANY_DIGITS, path=path) from None
     except RecursionError:
         raise SchemaError("nested too deep to read as JSON", path=path) from None
-    return schema_from_dict(data, path=path)
+    return schema_from_dict(data, path=path, strict=strict)
 
 
-def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
+def schema_from_dict(data: Any, *, path: Path | None = None, strict: bool = True) -> ResourceSchema:
     """Validate a parsed resource schema and build its model.
 
     Checks, in order: a JSON object; typeName; properties; primaryIdentifier present; every
     pointer list resolvable; then, where the cloudformation-cli package (``rpdk.core``) is
-    installed, the provider definition meta-schema ``cfn validate`` uses.
+    installed, the provider definition meta-schema ``cfn validate`` uses. What does not stop
+    cfn-debug from using the schema (a meta-schema mismatch, a dangling pointer outside
+    primaryIdentifier, a pattern no engine compiles) goes into :attr:`ResourceSchema.notes`.
+    ``strict=False`` (``cfn-debug schema``) also loads a schema without a usable
+    primaryIdentifier, with an error note, where a run refuses it.
     """
     if not isinstance(data, dict):
         raise SchemaError(
@@ -599,7 +905,10 @@ def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
             "expected an object of property definitions", path=path, field="properties"
         )
     primary = data.get("primaryIdentifier")
-    if not isinstance(primary, list) or not primary:
+    missing_primary = not isinstance(primary, list) or not primary
+    if missing_primary and not strict:
+        data = {**data, "primaryIdentifier": []}
+    elif missing_primary:
         raise SchemaError(
             "missing: expected a non-empty list of pointers such as ['/properties/Id']",
             path=path,
@@ -627,8 +936,18 @@ def schema_from_dict(data: Any, *, path: Path | None = None) -> ResourceSchema:
             field="properties",
         )
     try:
-        schema = ResourceSchema(data, path=path)
-        _check_meta_schema(data, path)
+        schema = ResourceSchema(data, path=path, strict=strict)
+        if missing_primary:
+            schema.notes.insert(
+                0,
+                SchemaNote(
+                    "/primaryIdentifier",
+                    "error",
+                    "missing: expected a non-empty list of pointers such as ['/properties/Id'] "
+                    "(cfn-debug cannot run handlers against this schema)",
+                ),
+            )
+        schema.notes.extend(_meta_schema_notes(data))
     except RecursionError:
         raise SchemaError(
             "nested too deep: expected property definitions a validator can walk "
@@ -662,32 +981,70 @@ def _nesting_depth(data: Any) -> int:
     return deepest
 
 
-def _check_meta_schema(data: dict[str, Any], path: Path | None) -> None:
+def _meta_schema_notes(data: dict[str, Any]) -> list[SchemaNote]:
+    """Where the schema departs from the provider definition meta-schema (rpdk's), one note
+    per departure; nothing without rpdk.
+
+    Warnings, not refusals: the layer exists only where rpdk is installed, and published AWS
+    schemas depart from it in ways that do not matter to cfn-debug.
+    """
     validator = _meta_validator()
     if validator is None:
-        return
+        return []
+    quick = _meta_fast_check()
+    if quick is not None and quick(data):
+        return []
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
-    if not errors:
-        return
-    first = errors[0]
-    where = join_pointer("", *first.absolute_path) or "/"
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    message = first.message
-    if len(message) > _MAX_MESSAGE:
-        message = message[: _MAX_MESSAGE - 3] + "..."
-    others = "; ".join(
-        f"{join_pointer('', *e.absolute_path) or '/'}: {_short(e.message)}" for e in errors[1:3]
-    )
-    raise SchemaError(
-        f"does not match the resource provider definition meta-schema: {message}{more}"
-        + (f"; {others}" if others else ""),
-        path=path,
-        field=where,
-    )
+    return [
+        SchemaNote(
+            join_pointer("", *e.absolute_path),
+            "warning",
+            f"does not match the resource provider definition meta-schema: {_short(e.message)}",
+        )
+        for e in errors
+    ]
 
 
 def _short(message: str) -> str:
     return message if len(message) <= 120 else message[:117] + "..."
+
+
+@cache
+def _meta_fast_check() -> Any:
+    """The provider definition meta-schema compiled by fastjsonschema: True only for a schema
+    with nothing to report (rpdk's jsonschema validator, some 25x slower on the AWS schemas,
+    then lists what is wrong). Its references resolve to rpdk's own files and the Draft 7
+    meta-schema jsonschema ships, never to the network. None where it cannot be built."""
+    try:
+        import fastjsonschema
+        import rpdk.core.data_loaders as loaders
+        from jsonschema_specifications import REGISTRY
+    except ImportError:
+        return None
+    root = Path(loaders.__file__).parent / "data" / "schema"
+
+    def local(uri: str) -> Any:
+        if "json-schema.org" in uri:
+            return REGISTRY.contents("http://json-schema.org/draft-07/schema")
+        name = uri.split("#")[0].rsplit("/", 1)[-1]
+        return json.loads((root / name).read_text(encoding="utf-8"))
+
+    try:
+        meta = json.loads((root / "provider.definition.schema.v1.json").read_text("utf-8"))
+        validate = fastjsonschema.compile(
+            meta, handlers={"https": local, "http": local}, use_formats=False, use_default=False
+        )
+    except Exception:  # an rpdk layout we do not know: the jsonschema validator alone
+        return None
+
+    def check(data: Any) -> bool:
+        try:
+            validate(data)
+        except Exception:
+            return False
+        return True
+
+    return check
 
 
 @cache

@@ -13,8 +13,10 @@ What keeps it sound:
 - the exempt keywords (required, dependencies, propertyNames, if, allOf, anyOf, oneOf, not) go
   only from schema positions, where the shape validator ignores them; a keyword at a position
   jsonschema never reads as a schema is left alone (stricter, not looser);
-- ``pattern`` searches with Python's own ``$``, as jsonschema does (fastjsonschema rewrites it
-  to ``\\Z``: stricter, so sound, but a value with a final newline would always take the slow path);
+- ``pattern`` and ``patternProperties`` are ECMA-262 (:mod:`cfn_debug.ecma_regex`), the same
+  engine jsonschema is given: before compiling, every pattern is replaced by a placeholder name
+  that fastjsonschema's own ``re`` handling leaves alone, and the placeholders are bound to the
+  ECMA patterns afterwards;
 - uniqueItems compares items with a key at least as coarse as the shape validator's (1 equals
   1.0, true is not 1, key order is moot, and NaN equals NaN as its JSON encoding does);
 - ``multipleOf`` (different float arithmetic) means no compiled check at all;
@@ -30,6 +32,8 @@ from collections.abc import Callable
 from itertools import chain, repeat
 from typing import Any
 
+from cfn_debug.ecma_regex import EcmaPattern, compile_ecma
+
 #: Keywords whose value is a map of names to subschemas.
 _SCHEMA_MAPS = ("properties", "patternProperties", "definitions")
 #: Keywords whose value is a subschema (or, for items, a list of them).
@@ -38,6 +42,10 @@ _SCHEMA_VALUES = ("additionalProperties", "items", "additionalItems", "contains"
 _UNIQUE_FN = re.compile(r"^(?P<indent>[ \t]*)def fn\(var\): return .*$", re.MULTILINE)
 
 ShapeCheck = Callable[[Any], bool]
+
+#: Every Draft 7 keyword holding subschemas (the exempt ones included), for the placeholders.
+_ALL_SCHEMA_MAPS = (*_SCHEMA_MAPS, "dependencies")
+_ALL_SCHEMA_VALUES = (*_SCHEMA_VALUES, "allOf", "anyOf", "oneOf", "not", "if", "propertyNames")
 
 
 def _strip(node: Any, exempt: frozenset[str]) -> Any:
@@ -83,6 +91,38 @@ def _unique_key(value: Any) -> Any:
     return value
 
 
+def _with_placeholders(node: Any, found: dict[str, EcmaPattern], names: dict[str, str]) -> Any:
+    """A copy whose patterns (``pattern`` values, ``patternProperties`` keys at schema
+    positions) are placeholder names; ``found`` maps each name to its ECMA pattern."""
+    if not isinstance(node, dict):
+        return node
+
+    def name_of(source: str) -> str:
+        name = names.get(source)
+        if name is None:
+            name = names[source] = f"cfndebug_pattern_{len(names)}"
+            found[name] = compile_ecma(source)
+        return name
+
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "pattern" and isinstance(value, str):
+            out[key] = name_of(value)
+        elif key == "patternProperties" and isinstance(value, dict):
+            out[key] = {
+                name_of(p): _with_placeholders(sub, found, names) for p, sub in value.items()
+            }
+        elif key in _ALL_SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {n: _with_placeholders(sub, found, names) for n, sub in value.items()}
+        elif key in _ALL_SCHEMA_VALUES and isinstance(value, list):
+            out[key] = [_with_placeholders(sub, found, names) for sub in value]
+        elif key in _ALL_SCHEMA_VALUES:
+            out[key] = _with_placeholders(value, found, names)
+        else:
+            out[key] = value
+    return out
+
+
 def compile_shape_check(
     validation_schema: dict[str, Any], exempt: tuple[str, ...]
 ) -> ShapeCheck | None:
@@ -98,6 +138,8 @@ def compile_shape_check(
     except ImportError:
         return None
     schema = _strip(validation_schema, frozenset(exempt))
+    placeholders: dict[str, EcmaPattern] = {}
+    schema = _with_placeholders(schema, placeholders, {})
     try:
         code = fastjsonschema.compile_to_code(schema, use_default=False)
     except Exception:  # an unsupported or malformed schema: jsonschema alone decides
@@ -109,7 +151,8 @@ def compile_shape_check(
     try:
         exec(compile(code, "<shape check>", "exec"), namespace)
         patterns = namespace["REGEX_PATTERNS"]
-        namespace["REGEX_PATTERNS"] = {p: re.compile(p) for p in patterns}
+        # format checks keep fastjsonschema's own (Python) expressions
+        namespace["REGEX_PATTERNS"] = {p: placeholders.get(p, r) for p, r in patterns.items()}
         validate = namespace["validate"]
     except Exception:
         return None
@@ -329,10 +372,7 @@ def _string_checks(schema: dict[str, Any]) -> list[Column]:
     if "pattern" in schema:
         if not isinstance(schema["pattern"], str):
             raise _Unsupported
-        try:
-            search = re.compile(schema["pattern"]).search
-        except re.error:
-            raise _Unsupported from None
+        search = compile_ecma(schema["pattern"]).search
         out.append(lambda s: all(map(search, s)))
     return out
 
@@ -359,12 +399,9 @@ def _object_checks(schema: dict[str, Any], exempt: frozenset[str]) -> list[Colum
     if not isinstance(properties, dict) or not isinstance(patterns, dict):
         raise _Unsupported
     named = [(name, _compile_column(sub, exempt)) for name, sub in properties.items()]
-    try:
-        matched = [
-            (re.compile(p).search, _compile_column(sub, exempt)) for p, sub in patterns.items()
-        ]
-    except re.error:
-        raise _Unsupported from None
+    matched = [
+        (compile_ecma(p).search, _compile_column(sub, exempt)) for p, sub in patterns.items()
+    ]
     additional = schema.get("additionalProperties", True)
     extra = None if additional is True else _compile_column(additional, exempt)
     known = frozenset(properties)

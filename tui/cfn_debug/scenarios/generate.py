@@ -62,7 +62,41 @@ def _strategy(schema: ResourceSchema, node: Any, pointer: str, depth: int) -> An
     plain = _plain(schema, node)
     if kind == "array" and plain.get("maxItems") != 0:
         plain["minItems"] = max(plain.get("minItems", 0), 1)
-    return from_schema(plain)
+    foreign = _drop_foreign_patterns(plain)
+    strategy = from_schema(plain)
+    for pattern in foreign:  # the ECMA-262 patterns hypothesis could not take, applied here
+        strategy = strategy.filter(lambda v, p=pattern: not isinstance(v, str) or p.search(v))
+    return strategy
+
+
+def _drop_foreign_patterns(plain: dict[str, Any]) -> list[Any]:
+    """Take out of ``plain`` every ``pattern`` Python's ``re`` (which hypothesis-jsonschema
+    generates from) cannot compile, such as ``\\p{L}`` or a surrogate-pair range; those at the
+    top are returned as ECMA-262 patterns to filter the generated strings with (nested ones are
+    just dropped: the handler may then see a value the schema rejects)."""
+    import re
+
+    from cfn_debug.ecma_regex import compile_ecma
+
+    top: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(plain, True)]
+    while stack:
+        node, at_top = stack.pop()
+        if isinstance(node, list):
+            stack.extend((v, False) for v in node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        source = node.get("pattern")
+        if isinstance(source, str):
+            try:
+                re.compile(source)
+            except (re.error, ValueError, OverflowError):
+                del node["pattern"]
+                if at_top:
+                    top.append(compile_ecma(source))
+        stack.extend((v, False) for k, v in node.items() if k != "enum")
+    return top
 
 
 def _plain(schema: ResourceSchema, node: dict[str, Any]) -> dict[str, Any]:
