@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from importlib import metadata
@@ -126,6 +127,12 @@ def test_a_failed_build_is_a_one_line_error_with_pips_words(tmp_path: Path) -> N
     assert "no-such-dir" in message
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def test_serve_with_a_missing_python_exits_2_with_one_line() -> None:
     done = subprocess.run(
         [
@@ -135,7 +142,7 @@ def test_serve_with_a_missing_python_exits_2_with_one_line() -> None:
             "serve",
             str(NEEDS_DEPS),
             "--port",
-            "0",
+            str(_free_port()),
             "--python",
             "/nonexistent/python",
         ],

@@ -34,6 +34,7 @@ _ARGS = {
     "rules": [],
     "scenario": ["--type-configuration", '{"ApiToken": "crash-report-secret-value"}'],
     "open": ["transcript.json"],
+    "schema": ["schema.json"],
 }
 
 
