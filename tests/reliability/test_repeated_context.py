@@ -38,7 +38,7 @@ def test_a_5_mb_context_replayed_100_times_is_stored_once(tmp_path: Path) -> Non
         [
             sys.executable, "-c", _MEASURED, "run", str(event), "--project", str(HOSTILE),
             "--function-name", "BigContext", "--journal", str(journal),
-            "--max-reinvoke", str(STEPS), "--max-delay", "0",
+            "--max-reinvoke", str(STEPS), "--max-delay", "0", "--no-read-back",
         ],
         capture_output=True,
         text=True,
