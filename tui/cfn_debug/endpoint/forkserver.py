@@ -83,13 +83,16 @@ def requirements_files(code_dir: Path) -> list[Path]:
 
 
 def environment_key(python: str, code_dir: Path) -> str:
-    """What a fork server depends on: the interpreter (path, size, mtime) and the requirements'
-    contents. A change of either gives another key."""
+    """What a fork server depends on: the interpreter (path, size and mtime of the file and of the
+    link to it, as a venv has it) and the requirements' contents. A change of either gives
+    another key."""
     digest = hashlib.sha256()
-    for path in (Path(python), *requirements_files(code_dir)):
+    interpreter = Path(python)
+    for path in (interpreter, *requirements_files(code_dir)):
         try:
-            info = path.stat()
-            digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+            infos = [path.stat(), path.lstat()] if path is interpreter else [path.stat()]
+            for info in infos:
+                digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
             if path.name == REQUIREMENTS:
                 digest.update(path.read_bytes())
         except OSError:
