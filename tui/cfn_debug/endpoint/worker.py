@@ -128,6 +128,7 @@ class Worker:
         self._transport = Transport(self._on_request, self._on_output)
         self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._transport.port}"}
         self._process: subprocess.Popen[bytes] | ForkedProcess | None = None
+        self._status_fd: int | None = None  # /proc/PID/status, for max_rss_mb
 
     @property
     def pid(self) -> int | None:
@@ -300,7 +301,7 @@ class Worker:
                     code = None
             with self._lock:
                 target = self.current
-                self._parked = None
+            self._forget_process()
             if target is not None:
                 target.finish("exit", exit_code=code)
                 target.logs_closed.set()
@@ -376,28 +377,40 @@ class Worker:
             with contextlib.suppress(OSError):
                 os.killpg(process.pid, 9)  # where /proc is missing
         self.dead.set()
-        with self._lock:
-            self._parked = None
+        self._forget_process()
         if process is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=5)
         self._transport.stop()
 
+    def _forget_process(self) -> None:
+        with self._lock:
+            self._parked = None
+            status_fd, self._status_fd = self._status_fd, None
+        if status_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(status_fd)
+
     def max_rss_mb(self) -> int | None:
-        """Peak resident memory of the process (Linux /proc), for the REPORT line."""
-        peak = _status_kb(self.pid, "VmHWM:")
-        return None if peak is None else peak // 1024
-
-
-def _status_kb(pid: int | None, key: str) -> int | None:
-    """A "kB" line of /proc/PID/status (None off Linux or once the process is gone)."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith(key):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+        """Peak resident memory of the process (Linux /proc), for the REPORT line. The status
+        file is opened once per worker and read again in place (an open per invoke costs more
+        than the read)."""
+        with self._lock:
+            if self._status_fd is None and self.pid is not None and not self.dead.is_set():
+                try:
+                    self._status_fd = os.open(f"/proc/{self.pid}/status", os.O_RDONLY)
+                except OSError:
+                    return None
+            if self._status_fd is None:
+                return None
+            try:
+                data = os.pread(self._status_fd, 8192, 0)
+            except OSError:
+                return None
+        at = data.find(b"VmHWM:")
+        if at < 0:
+            return None
+        try:
+            return int(data[at + 6 : data.index(b"kB", at)]) // 1024
+        except ValueError:
+            return None
