@@ -156,6 +156,14 @@ class FunctionPool:
             worker.run(invocation)
         finally:
             self._release(worker, invocation)
+        if worker.lost_before_start(invocation):
+            # The warm worker had died while idle (an OOM killer, a kill): run it on a fresh one.
+            invocation.reset()
+            worker = self._lease()
+            try:
+                worker.run(invocation)
+            finally:
+                self._release(worker, invocation)
         return worker
 
     def _check_source(self) -> None:

@@ -103,6 +103,15 @@ class Connection:
         with self._lock, contextlib.suppress(OSError):
             self.sock.sendall(data)
 
+    def open(self) -> bool:
+        """Whether the peer still holds the connection (one non-blocking peek, no read)."""
+        try:
+            return bool(self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+        except (BlockingIOError, InterruptedError):
+            return True
+        except OSError:
+            return False
+
     def close(self) -> None:
         self.closed = True
         with contextlib.suppress(OSError):

@@ -62,6 +62,15 @@ class Invocation:
     logs_closed: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def reset(self) -> None:
+        """Back to not started, to be run on another worker (this one never reached it)."""
+        with self._lock:
+            self.logs = LogBuffer()
+            self.outcome, self.payload, self.error_type, self.exit_code = None, b"", None, None
+            self.started = self.ended = 0.0
+            self.answered = threading.Event()
+            self.logs_closed = threading.Event()
+
     def finish(
         self,
         outcome: str,
@@ -167,7 +176,7 @@ class Worker:
         self.taken.clear()
         with self._lock:
             parked, self._parked = self._parked, None
-            if parked is not None:
+            if parked is not None and parked.open():
                 self._deliver(parked, invocation)
             else:
                 self._queued = invocation
@@ -363,6 +372,11 @@ class Worker:
                 buffer.add_raw(line[:at])
         if target is not None:
             target.logs_closed.set()
+
+    def lost_before_start(self, invocation: Invocation) -> bool:
+        """Whether a warm worker died before it took ``invocation`` in hand (killed while idle):
+        the invocation never ran and can be given to a fresh worker, unnoticed."""
+        return invocation.outcome == "exit" and not self.taken.is_set() and self.invocations > 1
 
     def usable(self) -> bool:
         return not self.dead.is_set() and self.init_error is None
