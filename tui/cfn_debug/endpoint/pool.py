@@ -130,13 +130,14 @@ class FunctionPool:
         env: dict[str, str],
         *,
         max_workers: int = MAX_WORKERS_PER_FUNCTION,
-        python: str | None = None,
+        python: Path | str | None = None,
         fork: bool = True,
     ) -> None:
         self.spec = spec
         self.env = env
         self.max_workers = max_workers
-        self.python = python or forkserver.worker_python()
+        # the interpreter the workers run with (the project's, see pyenv.interpreter_for)
+        self.python = str(python or forkserver.worker_python())
         self._fork = fork
         self._forks: tuple[str, forkserver.ForkServer] | None = None
         if fork:

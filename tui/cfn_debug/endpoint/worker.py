@@ -113,12 +113,12 @@ class Worker:
         spec: FunctionSpec,
         env: dict[str, str],
         generation: int,
+        python: Path | str | None = None,
         *,
-        python: str = sys.executable,
         forks: ForkServer | None = None,
     ) -> None:
         self.spec = spec
-        self.python = python
+        self.python = str(python or sys.executable)
         self.forks = forks  # None: a plain process (no fork server for this environment)
         self.generation = generation
         self._parked: Connection | None = None  # a GET /next waiting for work
