@@ -135,10 +135,11 @@ class AsyncHTTP1Client:
             data = state.send(request) + state.send(h11.Data(data=body))
             data += state.send(h11.EndOfMessage())
             connection.writer.write(data)
-            try:
-                await asyncio.wait_for(connection.writer.drain(), self.write_timeout_s)
-            except asyncio.TimeoutError:
-                raise WriteTimeout("the request could not be sent in time") from None
+            if connection.writer.transport.get_write_buffer_size():  # else nothing to wait for
+                try:
+                    await asyncio.wait_for(connection.writer.drain(), self.write_timeout_s)
+                except asyncio.TimeoutError:
+                    raise WriteTimeout("the request could not be sent in time") from None
             response = await self._read(connection, body_cap)
         except BaseException:
             connection.close()
@@ -169,15 +170,7 @@ class AsyncHTTP1Client:
             except h11.RemoteProtocolError as error:
                 raise RemoteProtocolError(str(error)) from None
             if event is h11.NEED_DATA:
-                try:
-                    data = await asyncio.wait_for(
-                        connection.reader.read(READ_CHUNK), self.read_timeout_s
-                    )
-                except asyncio.TimeoutError:
-                    raise ReadTimeout("no answer in time") from None
-                except OSError as error:
-                    raise RemoteProtocolError(str(error) or type(error).__name__) from None
-                state.receive_data(data)  # b"" is the end of the stream
+                state.receive_data(await self._receive(connection))  # b"": end of stream
                 continue
             if isinstance(event, h11.InformationalResponse):
                 continue
@@ -199,6 +192,31 @@ class AsyncHTTP1Client:
                 raise RemoteProtocolError("the server closed the connection mid-answer")
             elif event is h11.PAUSED:
                 raise RemoteProtocolError("unexpected pause in the answer")
+
+    async def _receive(self, connection: _Connection) -> bytes:
+        """One read, within the read timeout. A timer cancels the read when it expires (cheaper
+        than asyncio.wait_for, which wraps every read in a task of its own)."""
+        reader = connection.reader
+        task = asyncio.current_task()
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            if task is not None:
+                task.cancel()
+
+        timer = asyncio.get_running_loop().call_later(self.read_timeout_s, expire)
+        try:
+            return await reader.read(READ_CHUNK)
+        except asyncio.CancelledError:
+            if expired:
+                raise ReadTimeout("no answer in time") from None
+            raise
+        except OSError as error:
+            raise RemoteProtocolError(str(error) or type(error).__name__) from None
+        finally:
+            timer.cancel()
 
     async def aclose(self) -> None:
         idle, self._idle = self._idle, []
