@@ -154,3 +154,31 @@ def test_a_code_directory_that_vendors_a_preloaded_module_gets_its_own_copy() ->
     body = response.json()
     assert body["vendored"] is True, body
     assert body["file"] == str((PROJECTS / "vendored" / "src" / "yaml" / "__init__.py").resolve())
+
+
+def test_a_prewarmed_restart_starts_the_next_worker_before_any_invoke(project_copy) -> None:
+    """Watch mode's restart: a function that has run gets its next worker started at once (it
+    is idle, warm, running the saved code, before the re-run's invoke); one that never ran is
+    left alone."""
+    project = project_copy("forked")
+    handler = project / "src" / "introspect.py"
+    with EmbeddedEndpoint(project) as endpoint:
+        first = _introspect(endpoint)
+        pool = endpoint.pool("Introspect")
+        assert pool is not None
+        handler.write_text(handler.read_text() + "\nSAVED = True\n", encoding="utf-8")
+        endpoint.restart_workers(prewarm=True)
+        deadline = time.monotonic() + 30
+        while not pool._idle and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(pool._idle) == 1, "no worker was started by the restart"
+        prewarmed = pool._idle[0]
+        assert prewarmed.pid not in (None, first["pid"])
+        second = _introspect(endpoint)
+        assert second["pid"] == prewarmed.pid  # the invoke took the prewarmed worker
+
+    with EmbeddedEndpoint(project) as idle_endpoint:
+        idle_endpoint.restart_workers(prewarm=True)
+        time.sleep(0.2)
+        untouched = idle_endpoint.pool("Introspect")
+        assert untouched is not None and not untouched._all
