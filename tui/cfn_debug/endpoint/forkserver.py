@@ -60,6 +60,8 @@ SHARED_MODULES = (
 READY_LIMIT_S = 60.0
 SPAWN_LIMIT_S = 30.0
 REQUIREMENTS = "requirements.txt"
+#: CFN_DEBUG_FORKSERVER=0 starts every worker as a fresh process (slower cold starts).
+DISABLE_ENV = "CFN_DEBUG_FORKSERVER"
 
 
 class ForkServerError(RuntimeError):
@@ -315,7 +317,7 @@ _SERVERS_LOCK = threading.Lock()
 def acquire(python: str, code_dir: Path) -> tuple[str, ForkServer] | None:
     """The running fork server for (interpreter, requirements) of ``code_dir``, started when
     there is none; None where fork servers cannot run (not Linux, or it failed to start)."""
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or os.environ.get(DISABLE_ENV) == "0":
         return None
     key = environment_key(python, code_dir)
     with _SERVERS_LOCK:
