@@ -122,6 +122,26 @@ def preload(modules: list[str]) -> list[str]:
     return loaded
 
 
+def warm_up(loaded: list[str]) -> None:
+    """Pay once, here, what a handler's first AWS session pays in every fresh worker: botocore's
+    lazy imports, its first-use initialisations and its data files in the page cache. Nothing is
+    kept (each worker builds its own sessions) and nothing is sent anywhere."""
+    if "boto3" not in sys.modules:
+        return
+    try:
+        import boto3.session
+
+        session = boto3.session.Session(
+            aws_access_key_id="AKIAWARMUPWARMUPWARM",
+            aws_secret_access_key="warm-up-not-a-secret",
+            aws_session_token="warm-up",
+            region_name="us-east-1",
+        )
+        session.client("sts")
+    except Exception:
+        return
+
+
 # --- the child side: become a worker ------------------------------------------------------------
 
 
@@ -365,6 +385,7 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     before = {name.split(".", 1)[0] for name in sys.modules}
     loaded = preload(module_names(argv[2:]))
+    warm_up(loaded)
     import gc
 
     gc.collect()
