@@ -49,6 +49,14 @@ def _wait_gone(pid: int, timeout: float = 10.0) -> bool:
     return True
 
 
+def _wait_preloaded(endpoint: EmbeddedEndpoint, function: str) -> None:
+    """Until the function's fork server has imported everything (a worker forked earlier
+    imports the rest itself, correct but not what these tests look at)."""
+    pool = endpoint.pool(function)
+    assert pool is not None and pool._forks is not None
+    assert pool._forks[1].preloaded.wait(60)
+
+
 @pytest.mark.parametrize("bootstrap", BOOTSTRAPS)
 def test_a_worker_looks_like_a_fresh_worker_process_from_inside(bootstrap: str) -> None:
     """What `python -u worker_main.py HANDLER` in its own session gives (measured so before the
@@ -93,6 +101,7 @@ def test_workers_come_from_one_fork_server_that_imported_the_requirements(
     project = project_copy("forked")
     handler = project / "src" / "introspect.py"
     with EmbeddedEndpoint(project) as endpoint:
+        _wait_preloaded(endpoint, "Introspect")
         first = _introspect(endpoint)
         assert first["ppid"] != os.getpid()
         assert first["yaml_loaded"] is True

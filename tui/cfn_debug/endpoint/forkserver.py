@@ -164,7 +164,8 @@ class ForkServer:
     def __init__(self, python: str, modules: list[str]) -> None:
         self.python = python
         self.modules = modules
-        self.ready = threading.Event()
+        self.ready = threading.Event()  # it serves spawns (it may still be importing)
+        self.preloaded = threading.Event()  # it has imported everything it was asked to
         self.info: dict[str, Any] = {}
         self.users = 0
         self._sock: socket.socket | None = None
@@ -213,6 +214,7 @@ class ForkServer:
         finally:
             self._dead.set()
             self.ready.set()
+            self.preloaded.set()
             with self._lock:
                 pending, self._pending = self._pending, {}
                 processes, self._processes = self._processes, {}
@@ -228,8 +230,11 @@ class ForkServer:
     def _dispatch(self, message: dict[str, Any]) -> None:
         op = message.get("op")
         if op == "ready":
-            self.info = message
+            self.info.update(message)
             self.ready.set()
+        elif op == "preloaded":
+            self.info.update(message)
+            self.preloaded.set()
         elif op in ("spawned", "failed"):
             with self._lock:
                 entry = self._pending.pop(int(message.get("id", -1)), None)
