@@ -159,8 +159,11 @@ class FunctionPool:
             worker.run(invocation)
         finally:
             self._release(worker, invocation)
-        if worker.lost_before_start(invocation):
-            # The warm worker had died while idle (an OOM killer, a kill): run it on a fresh one.
+        # A warm worker that had died while idle (an OOM killer, a kill) never saw the
+        # invocation: run it on the next one (every idle worker may have been killed at once).
+        attempts = self.max_workers
+        while worker.lost_before_start(invocation) and attempts > 0:
+            attempts -= 1
             invocation.reset()
             worker = self._lease()
             try:

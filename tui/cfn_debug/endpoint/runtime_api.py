@@ -134,16 +134,34 @@ class Transport:
         self.port = int(self._listener.getsockname()[1])
         self._wake_r, self._wake_w = os.pipe()
         self._stopped = False
+        self._closed = False  # the wake pipe is closed: its numbers may belong to others now
+        self._serving = False
+        self._lock = threading.Lock()
 
     def stop(self) -> None:
-        """End ``serve`` now (the worker is being stopped); safe to call more than once."""
-        if not self._stopped:
+        """End ``serve`` now (the worker is being stopped); safe to call more than once, and
+        after ``serve`` has ended (its descriptors are then never touched again)."""
+        with self._lock:
+            if self._stopped or self._closed:
+                self._stopped = True
+                return
             self._stopped = True
+            if not self._serving:  # never served: nobody else will close them
+                self._closed = True
+                for fd in (self._wake_r, self._wake_w):
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+                self._listener.close()
+                return
             with contextlib.suppress(OSError):
                 os.write(self._wake_w, b"x")
 
     def serve(self, output_fd: int) -> None:
         """Serve until the output pipe has ended (and the connections are done) or ``stop``."""
+        with self._lock:
+            if self._closed:
+                return
+            self._serving = True
         poller = select.poll()
         listener = self._listener.fileno()
         poller.register(listener, select.POLLIN)
@@ -178,9 +196,11 @@ class Transport:
         finally:
             for connection in connections.values():
                 connection.close()
-            for fd in (self._wake_r, self._wake_w):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            with self._lock:
+                self._closed = True
+                for fd in (self._wake_r, self._wake_w):
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
             self._listener.close()
 
     def _accept(self, poller: select.poll, connections: dict[int, Connection]) -> None:
