@@ -211,6 +211,9 @@ class AsyncHTTP1Client:
             return await reader.read(READ_CHUNK)
         except asyncio.CancelledError:
             if expired:
+                uncancel = getattr(task, "uncancel", None)  # Python 3.11+: undo our cancel
+                if uncancel is not None:
+                    uncancel()
                 raise ReadTimeout("no answer in time") from None
             raise
         except OSError as error:
