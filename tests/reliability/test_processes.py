@@ -282,3 +282,28 @@ def test_memory_size_counts_the_handlers_child_processes(endpoint: EmbeddedEndpo
         wait_for(lambda: _all_gone(children), "the child to end", GONE_WITHIN_S)
     finally:
         _kill_leftovers(children)
+
+
+def test_every_idle_worker_killed_at_once_is_replaced_unnoticed(endpoint: EmbeddedEndpoint) -> None:
+    """Four warm workers (four invocations at once), all SIGKILLed while idle (an OOM killer's
+    sweep): the next invocation passes over every dead one and answers as usual."""
+    with httpx.Client(timeout=30) as client:
+        url = f"{endpoint.url}/2015-03-31/functions/Spawner/invocations"
+        threads = [
+            threading.Thread(target=client.post, args=(url,), kwargs={"json": {"Hang": 0.3}})
+            for _ in range(4)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        pool = endpoint.pool("Spawner")
+        assert pool is not None
+        idle = [worker.pid for worker in list(pool._idle) if worker.pid is not None]
+        assert len(idle) >= 2, idle
+        for pid in idle:
+            os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: _all_gone(idle), "the idle workers to die", GONE_WITHIN_S)
+        answer = client.post(url, json={"Mode": "ok"})
+    assert "X-Amz-Function-Error" not in answer.headers, answer.text
+    assert answer.json()["status"] == "SUCCESS"
