@@ -6,7 +6,8 @@
    insertionOrder-false array reversed every other step). Targets (issue 14): under 0.5 ms and
    under 100 ms (median).
 2. A 1,000-step IN_PROGRESS chain (delay 0) against the embedded endpoint, headless: wall time and
-   peak RSS of this process. Targets: under 10 s, under 200 MB.
+   peak RSS of this process. Targets for the trivial (plain) handler: under 1.5 s, under 100 MB
+   (issue 14); for the cloudformation-cli-python-lib handler: under 10 s, under 200 MB.
 """
 
 from __future__ import annotations
@@ -173,9 +174,9 @@ def main() -> int:
 
     if not args.skip_chain:
         # first, so that the peak RSS figure is the chain's, not the 5 MB models'
-        for function, what in (
-            ("PlainFunction", "a plain handler"),
-            ("TestEntrypoint", "a cloudformation-cli-python-lib handler"),
+        for function, what, wall_target, rss_target in (
+            ("PlainFunction", "a plain (trivial) handler", 1.5, 100),
+            ("TestEntrypoint", "a cloudformation-cli-python-lib handler", 10.0, 200),
         ):
             wall, count, outcome = asyncio.run(run_long_chain(args.steps, function))
             rss = peak_rss_mb()
@@ -185,8 +186,9 @@ def main() -> int:
             )
             print(
                 f"  wall {wall:.2f} s ({wall / max(count, 1) * 1000:.2f} ms/step, {count} steps) "
-                f"target < 10 s: {'ok' if wall < 10 else 'OVER TARGET'}; peak RSS of this "
-                f"process so far {rss:.0f} MB target < 200 MB: {'ok' if rss < 200 else 'OVER'}"
+                f"target < {wall_target:g} s: {'ok' if wall < wall_target else 'OVER TARGET'}; "
+                f"peak RSS of this process so far {rss:.0f} MB target < {rss_target} MB: "
+                f"{'ok' if rss < rss_target else 'OVER'}"
             )
 
     print("client-side cost per step (median; no network)")

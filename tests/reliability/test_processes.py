@@ -8,11 +8,17 @@ does), and reports their pids."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import shutil
 import signal
+import struct
 import subprocess
 import sys
+import termios
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,23 +99,7 @@ def test_kill_9_of_run_mid_chain_takes_every_process_the_handler_started(tmp_pat
     """SIGKILL `cfn-debug run` in the middle of a chain whose first step started processes:
     the worker and everything it started are gone."""
     pid_file = tmp_path / "pids.json"
-    event = write_json(
-        tmp_path / "spawn.json",
-        {
-            "action": "CREATE",
-            "request": {
-                "clientRequestToken": "token-spawn",
-                "desiredResourceState": {
-                    "Mode": "spawn",
-                    "PidFile": str(pid_file),
-                    "Steps": 100_000,
-                    "Hang": 0.02,
-                },
-                "logicalResourceIdentifier": "Thing",
-            },
-            "callbackContext": None,
-        },
-    )
+    event = write_json(tmp_path / "spawn.json", _spawn_event(pid_file))
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -148,6 +138,91 @@ def test_kill_9_of_run_mid_chain_takes_every_process_the_handler_started(tmp_pat
         wait_for(lambda: _all_gone(pids), "every process of the handler to end", GONE_WITHIN_S)
     finally:
         stop(proc)
+        _kill_leftovers(pids)
+
+
+def _spawn_event(pid_file: Path) -> dict:
+    return {
+        "action": "CREATE",
+        "request": {
+            "clientRequestToken": "token-spawn",
+            "desiredResourceState": {
+                "Mode": "spawn",
+                "PidFile": str(pid_file),
+                "Steps": 100_000,
+                "Hang": 0.02,
+            },
+            "logicalResourceIdentifier": "Thing",
+        },
+        "callbackContext": None,
+    }
+
+
+def _drain(fd: int, sink: bytearray) -> None:
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        sink.extend(chunk)
+
+
+@pytest.mark.slow
+def test_kill_9_of_the_dashboard_takes_every_process_the_handler_started(tmp_path: Path) -> None:
+    """The real dashboard (`cfn-debug ui`, under a pseudo-terminal) runs a chain whose first step
+    starts processes ("r" on the selected event); SIGKILL the dashboard: the worker and everything
+    it started are gone."""
+    project = tmp_path / "project"
+    shutil.copytree(SPAWNER, project)
+    pid_file = tmp_path / "pids.json"
+    write_json(project / "sample_events" / "spawn.json", _spawn_event(pid_file))
+    primary, secondary = pty.openpty()
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 140, 0, 0))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cfn_debug.cli",
+            "ui",
+            str(project),
+            "--function-name",
+            "Spawner",
+            "--max-delay",
+            "0",
+        ],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env=child_env(TERM="xterm-256color", XDG_STATE_HOME=str(tmp_path / "state")),
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    os.close(secondary)
+    screen = bytearray()
+    threading.Thread(target=_drain, args=(primary, screen), daemon=True).start()
+    pids: list[int] = []
+    try:
+        wait_for(lambda: b"spawn" in screen, "the dashboard to list the event", timeout=30)
+        os.write(primary, b"r")
+
+        def started() -> list[int] | None:
+            try:
+                return json.loads(pid_file.read_text(encoding="ascii")) or None
+            except (OSError, ValueError):
+                return None
+
+        pids = wait_for(started, "the handler to start its processes", timeout=60)
+        assert all(alive(pid) for pid in pids)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        wait_for(lambda: _all_gone(pids), "every process of the handler to end", GONE_WITHIN_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        os.close(primary)
         _kill_leftovers(pids)
 
 
@@ -207,3 +282,28 @@ def test_memory_size_counts_the_handlers_child_processes(endpoint: EmbeddedEndpo
         wait_for(lambda: _all_gone(children), "the child to end", GONE_WITHIN_S)
     finally:
         _kill_leftovers(children)
+
+
+def test_every_idle_worker_killed_at_once_is_replaced_unnoticed(endpoint: EmbeddedEndpoint) -> None:
+    """Four warm workers (four invocations at once), all SIGKILLed while idle (an OOM killer's
+    sweep): the next invocation passes over every dead one and answers as usual."""
+    with httpx.Client(timeout=30) as client:
+        url = f"{endpoint.url}/2015-03-31/functions/Spawner/invocations"
+        threads = [
+            threading.Thread(target=client.post, args=(url,), kwargs={"json": {"Hang": 0.3}})
+            for _ in range(4)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        pool = endpoint.pool("Spawner")
+        assert pool is not None
+        idle = [worker.pid for worker in list(pool._idle) if worker.pid is not None]
+        assert len(idle) >= 2, idle
+        for pid in idle:
+            os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: _all_gone(idle), "the idle workers to die", GONE_WITHIN_S)
+        answer = client.post(url, json={"Mode": "ok"})
+    assert "X-Amz-Function-Error" not in answer.headers, answer.text
+    assert answer.json()["status"] == "SUCCESS"

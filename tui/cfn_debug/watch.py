@@ -472,7 +472,8 @@ class Watcher:
             await self._emit(WatchProblem(str(error)))
             return
         if SOURCE in batch.kinds and self.workspace.embedded is not None:
-            self.workspace.embedded.restart_workers()
+            # The next worker starts importing the saved code while the re-run is prepared.
+            self.workspace.embedded.restart_workers(prewarm=True)
         reruns: list[tuple[EventSpec, str]] = []
         if batch.kinds & {SOURCE, SCHEMA}:
             reason = SCHEMA if SCHEMA in batch.kinds else SOURCE

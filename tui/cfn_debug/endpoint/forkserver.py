@@ -60,6 +60,8 @@ SHARED_MODULES = (
 READY_LIMIT_S = 60.0
 SPAWN_LIMIT_S = 30.0
 REQUIREMENTS = "requirements.txt"
+#: CFN_DEBUG_FORKSERVER=0 starts every worker as a fresh process (slower cold starts).
+DISABLE_ENV = "CFN_DEBUG_FORKSERVER"
 
 
 class ForkServerError(RuntimeError):
@@ -83,13 +85,16 @@ def requirements_files(code_dir: Path) -> list[Path]:
 
 
 def environment_key(python: str, code_dir: Path) -> str:
-    """What a fork server depends on: the interpreter (path, size, mtime) and the requirements'
-    contents. A change of either gives another key."""
+    """What a fork server depends on: the interpreter (path, size and mtime of the file and of the
+    link to it, as a venv has it) and the requirements' contents. A change of either gives
+    another key."""
     digest = hashlib.sha256()
-    for path in (Path(python), *requirements_files(code_dir)):
+    interpreter = Path(python)
+    for path in (interpreter, *requirements_files(code_dir)):
         try:
-            info = path.stat()
-            digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+            infos = [path.stat(), path.lstat()] if path is interpreter else [path.stat()]
+            for info in infos:
+                digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
             if path.name == REQUIREMENTS:
                 digest.update(path.read_bytes())
         except OSError:
@@ -159,7 +164,8 @@ class ForkServer:
     def __init__(self, python: str, modules: list[str]) -> None:
         self.python = python
         self.modules = modules
-        self.ready = threading.Event()
+        self.ready = threading.Event()  # it serves spawns (it may still be importing)
+        self.preloaded = threading.Event()  # it has imported everything it was asked to
         self.info: dict[str, Any] = {}
         self.users = 0
         self._sock: socket.socket | None = None
@@ -208,6 +214,7 @@ class ForkServer:
         finally:
             self._dead.set()
             self.ready.set()
+            self.preloaded.set()
             with self._lock:
                 pending, self._pending = self._pending, {}
                 processes, self._processes = self._processes, {}
@@ -223,8 +230,11 @@ class ForkServer:
     def _dispatch(self, message: dict[str, Any]) -> None:
         op = message.get("op")
         if op == "ready":
-            self.info = message
+            self.info.update(message)
             self.ready.set()
+        elif op == "preloaded":
+            self.info.update(message)
+            self.preloaded.set()
         elif op in ("spawned", "failed"):
             with self._lock:
                 entry = self._pending.pop(int(message.get("id", -1)), None)
@@ -312,7 +322,7 @@ _SERVERS_LOCK = threading.Lock()
 def acquire(python: str, code_dir: Path) -> tuple[str, ForkServer] | None:
     """The running fork server for (interpreter, requirements) of ``code_dir``, started when
     there is none; None where fork servers cannot run (not Linux, or it failed to start)."""
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or os.environ.get(DISABLE_ENV) == "0":
         return None
     key = environment_key(python, code_dir)
     with _SERVERS_LOCK:

@@ -1,10 +1,10 @@
 """The fork server program: import what every handler of a project shares once, then fork workers.
 
 Started by the endpoint (endpoint/forkserver.py) as ``python -u forkserver_main.py FD MODULE...``
-in the project's interpreter, with FD one end of a SOCK_SEQPACKET socket pair. It imports the
-MODULEs (botocore, boto3, cloudformation-cli-python-lib, awslambdaric and the project's
-dependencies; never the project's own handler modules), answers ``ready``, and then serves, one
-JSON message per packet:
+in the project's interpreter, with FD one end of a SOCK_SEQPACKET socket pair. It answers ``ready``
+at once, imports the MODULEs one by one (botocore, boto3, cloudformation-cli-python-lib and the
+project's dependencies; never the project's own handler modules) while serving spawns between two
+imports, answers ``preloaded``, and serves on, one JSON message per packet:
 
     -> {"op": "spawn", "id": N, "handler": "mod.attr", "env": {...}, "cwd": "..."}  + 1 fd (output)
     <- {"op": "spawned", "id": N, "pid": P}   or   {"op": "failed", "id": N, "error": "..."}
@@ -120,6 +120,26 @@ def preload(modules: list[str]) -> list[str]:
             continue
         loaded.append(name)
     return loaded
+
+
+def warm_up(loaded: list[str]) -> None:
+    """Pay once, here, what a handler's first AWS session pays in every fresh worker: botocore's
+    lazy imports, its first-use initialisations and its data files in the page cache. Nothing is
+    kept (each worker builds its own sessions) and nothing is sent anywhere."""
+    if "boto3" not in sys.modules:
+        return
+    try:
+        import boto3.session
+
+        session = boto3.session.Session(
+            aws_access_key_id="AKIAWARMUPWARMUPWARM",
+            aws_secret_access_key="warm-up-not-a-secret",
+            aws_session_token="warm-up",
+            region_name="us-east-1",
+        )
+        session.client("sts")
+    except Exception:
+        return
 
 
 # --- the child side: become a worker ------------------------------------------------------------
@@ -254,7 +274,6 @@ class Server:
         self.before = before  # the modules a bare interpreter has
         self.workers: set[int] = set()
         self.pid = os.getpid()
-        self.forkable = threading.active_count() == 1
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
@@ -272,6 +291,7 @@ class Server:
             return
         output_fd = fds[0]
         keep = [self.control.fileno(), self.wake_r, self.wake_w, self.selector.fileno()]
+        forkable = threading.active_count() == 1  # an import may have started a thread
         try:
             pid = os.fork()
         except OSError as error:
@@ -280,7 +300,7 @@ class Server:
             return
         if pid == 0:
             code_dir = request["env"].get("LAMBDA_TASK_ROOT") or request["cwd"]
-            if self.forkable and not shadowed(code_dir, self.before):
+            if forkable and not shadowed(code_dir, self.before):
                 become_worker(request, output_fd, self.pid, keep)
             exec_worker(request, output_fd, keep)
         os.close(output_fd)
@@ -324,58 +344,77 @@ class Server:
             time.sleep(0.01)
             self.reap()
 
-    def serve(self) -> None:
+    def start(self) -> None:
+        """Signal handling and the selector: from here on spawns can be served."""
         signal.signal(signal.SIGCHLD, lambda *_: None)
         signal.set_wakeup_fd(self.wake_w)
-        selector = self.selector
-        selector.register(self.control, selectors.EVENT_READ, "control")
-        selector.register(self.wake_r, selectors.EVENT_READ, "wake")
-        while True:
-            for key, _ in selector.select(timeout=1.0):
-                if key.data == "wake":
-                    with contextlib.suppress(OSError):
-                        while os.read(self.wake_r, 512):
-                            pass
-                    continue
-                try:
-                    data, fds, _flags, _addr = socket.recv_fds(self.control, MAX_MESSAGE, 4)
-                except OSError:
-                    data, fds = b"", []
-                if not data:
-                    self.shutdown()
-                    return
-                try:
-                    request = json.loads(data)
-                except ValueError:
-                    for fd in fds:
-                        os.close(fd)
-                    continue
-                if request.get("op") == "spawn":
-                    self.spawn(request, fds)
-                elif request.get("op") == "kill":
-                    self.kill(int(request.get("pid", 0)))
-            self.reap()
+        self.selector.register(self.control, selectors.EVENT_READ, "control")
+        self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
+
+    def serve(self) -> None:
+        while self.step(1.0):
+            pass
+
+    def step(self, timeout: float) -> bool:
+        """Serve what has arrived within ``timeout``; False once the endpoint is gone."""
+        for key, _ in self.selector.select(timeout=timeout):
+            if key.data == "wake":
+                with contextlib.suppress(OSError):
+                    while os.read(self.wake_r, 512):
+                        pass
+                continue
+            try:
+                data, fds, _flags, _addr = socket.recv_fds(self.control, MAX_MESSAGE, 4)
+            except OSError:
+                data, fds = b"", []
+            if not data:
+                self.shutdown()
+                return False
+            try:
+                request = json.loads(data)
+            except ValueError:
+                for fd in fds:
+                    os.close(fd)
+                continue
+            if request.get("op") == "spawn":
+                self.spawn(request, fds)
+            elif request.get("op") == "kill":
+                self.kill(int(request.get("pid", 0)))
+        self.reap()
+        return True
 
 
 def main(argv: list[str]) -> int:
+    """Answer ``ready`` at once, then import the shared modules one by one, serving any spawn
+    asked for in between (a worker forked half-way imports the rest itself, as a fresh one would):
+    the first worker of a session never waits for the whole preload. ``preloaded`` follows."""
     control = socket.socket(fileno=int(argv[1]))
     # Ctrl-C in the terminal is the endpoint's business: it closes the socket when it is done.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     started = time.monotonic()
     before = {name.split(".", 1)[0] for name in sys.modules}
-    loaded = preload(module_names(argv[2:]))
+    server = Server(control, before)
+    server.start()
+    server.send({"op": "ready", "pid": server.pid})
+    loaded: list[str] = []
+    plain = [name for name in argv[2:] if not name.startswith("dist:")]
+    dists = [name for name in argv[2:] if name.startswith("dist:")]
+    for batch in (plain, dists):
+        for name in module_names(batch):
+            loaded += preload([name])
+            if not server.step(0):
+                return 0
+    warm_up(loaded)
     import gc
 
     gc.collect()
     gc.freeze()  # keep the shared objects' pages shared: the collector never writes to them
-    server = Server(control, before)
     server.send(
         {
-            "op": "ready",
-            "pid": server.pid,
+            "op": "preloaded",
             "modules": loaded,
-            "forkable": server.forkable,
+            "forkable": threading.active_count() == 1,
             "preload_s": round(time.monotonic() - started, 4),
         }
     )

@@ -136,8 +136,8 @@ class FunctionPool:
         self.spec = spec
         self.env = env
         self.max_workers = max_workers
-        # the interpreter the workers run with (pyenv.interpreter_for), else the endpoint's own
-        self.python = str(python) if python else forkserver.worker_python()
+        # the interpreter the workers run with (the project's, see pyenv.interpreter_for)
+        self.python = str(python or forkserver.worker_python())
         self._fork = fork
         self._forks: tuple[str, forkserver.ForkServer] | None = None
         if fork:
@@ -148,15 +148,28 @@ class FunctionPool:
         self._signature = source_signature(spec.code_dir)
         self._cond = threading.Condition()
         self._closed = False
+        self._used = False  # has run an invocation (restart(prewarm=True) replaces only those)
 
     def invoke(self, invocation: Invocation) -> Worker:
         """Run ``invocation`` on a warm (or new) worker; returns the worker that ran it."""
         self._check_source()
+        self._used = True
         worker = self._lease()
         try:
             worker.run(invocation)
         finally:
             self._release(worker, invocation)
+        # A warm worker that had died while idle (an OOM killer, a kill) never saw the
+        # invocation: run it on the next one (every idle worker may have been killed at once).
+        attempts = self.max_workers
+        while worker.lost_before_start(invocation) and attempts > 0:
+            attempts -= 1
+            invocation.reset()
+            worker = self._lease()
+            try:
+                worker.run(invocation)
+            finally:
+                self._release(worker, invocation)
         return worker
 
     def _check_source(self) -> None:
@@ -166,12 +179,41 @@ class FunctionPool:
                 self._signature = signature
                 self._retire_idle_locked()
 
-    def restart(self) -> None:
-        """Replace the warm workers: idle ones now, busy ones when they finish."""
+    def restart(self, *, prewarm: bool = False) -> None:
+        """Replace the warm workers: idle ones now, busy ones when they finish. ``prewarm``
+        (watch mode, after a save) starts the replacement of a function that has run at once,
+        so it imports the new code while the re-run is being prepared."""
         with self._cond:
             self._signature = source_signature(self.spec.code_dir)
             self._retire_idle_locked()
+            prewarm = prewarm and self._used and not self._closed
         self._check_environment()
+        if prewarm:
+            threading.Thread(target=self._prewarm, name=f"prewarm-{self.spec.name}").start()
+
+    def _prewarm(self) -> None:
+        """Start one worker and keep it idle (as warm workers are) for the next invocation."""
+        with self._cond:
+            if self._closed or self._idle or len(self._all) >= self.max_workers:
+                return
+            worker = Worker(self.spec, self.env, self._generation, python=self.python)
+            self._all.add(worker)
+        try:
+            worker.forks = self._check_environment()
+            worker.start()
+        except BaseException:
+            with self._cond:
+                self._all.discard(worker)
+                self._cond.notify_all()
+            worker.kill()
+            return
+        with self._cond:
+            if not self._closed and worker.generation == self._generation:
+                self._idle.append(worker)
+                self._cond.notify_all()
+                return
+            self._all.discard(worker)
+        worker.kill()
 
     def _check_environment(self) -> forkserver.ForkServer | None:
         """The fork server for the environment as it is now (a new one when the interpreter or

@@ -318,10 +318,11 @@ class EmbeddedEndpoint:
     ) -> None:
         self.stop()
 
-    def restart_workers(self) -> None:
-        """Replace every warm worker (watch mode calls this after a save)."""
+    def restart_workers(self, *, prewarm: bool = False) -> None:
+        """Replace every warm worker (watch mode calls this after a save, with ``prewarm``: the
+        functions that have run get their next worker started at once; see FunctionPool)."""
         for pool in list(self._pools.values()):
-            pool.restart()
+            pool.restart(prewarm=prewarm)
 
     def logs_for(self, request_id: str) -> list[str]:
         """The handler's lines of that invocation (one of the last 1,000), else []."""

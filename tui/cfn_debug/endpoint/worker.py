@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import re
-import socket
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import BinaryIO
 
 from cfn_debug.endpoint import proctree
 from cfn_debug.endpoint.forkserver import ForkedProcess, ForkServer, ForkServerError
 from cfn_debug.endpoint.logs import LogBuffer
+from cfn_debug.endpoint.runtime_api import Connection, Request, Transport, response_bytes
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker_main import SENTINEL as _SENTINEL_TEXT
 
@@ -65,6 +62,15 @@ class Invocation:
     logs_closed: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def reset(self) -> None:
+        """Back to not started, to be run on another worker (this one never reached it)."""
+        with self._lock:
+            self.logs = LogBuffer()
+            self.outcome, self.payload, self.error_type, self.exit_code = None, b"", None, None
+            self.started = self.ended = 0.0
+            self.answered = threading.Event()
+            self.logs_closed = threading.Event()
+
     def finish(
         self,
         outcome: str,
@@ -85,114 +91,38 @@ class Invocation:
 
 def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str, str]) -> None:
     """A JSON response in one write (status line, headers, body): no delayed-ACK stall."""
-    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", "Content-Type: application/json"]
-    lines.extend(f"{key}: {value}" for key, value in headers.items())
-    lines.append(f"Content-Length: {len(body)}")
-    wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+    wfile.write(response_bytes(status, body, headers))
 
 
-class _RuntimeApiHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _RuntimeApiServer
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
-
-    def _reply(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-        write_response(self.wfile, status, body, headers or {})
-
-    def do_GET(self) -> None:
-        if self.path != "/2018-06-01/runtime/invocation/next":
-            self._reply(404, b'{"errorMessage":"not found","errorType":"NotFound"}')
-            return
-        worker = self.server.worker
-        invocation = worker.inbox.get()
-        if invocation is None:  # the worker is being stopped
-            self.close_connection = True
-            return
-        invocation.started = time.monotonic()
-        deadline_ms = int((time.time() + invocation.timeout_s) * 1000)
-        worker.taken.set()
-        self._reply(
-            200,
-            invocation.body,
-            {
-                "Lambda-Runtime-Aws-Request-Id": invocation.request_id,
-                "Lambda-Runtime-Deadline-Ms": str(deadline_ms),
-                "Lambda-Runtime-Invoked-Function-Arn": invocation.function_arn,
-                "Lambda-Runtime-Trace-Id": _trace_id(invocation.request_id),
-            },
-        )
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        match = _ROUTE.match(self.path)
-        worker = self.server.worker
-        invocation = worker.current
-        if match is None:
-            self._reply(404, b'{"errorMessage":"not found","errorType":"NotFound"}')
-            return
-        error_type = self.headers.get("Lambda-Runtime-Function-Error-Type")
-        request_id = match.group("id")
-        if request_id is not None and (invocation is None or invocation.request_id != request_id):
-            self._reply(
-                400, b'{"errorMessage":"unknown request id","errorType":"InvalidRequestID"}'
-            )
-            return
-        if invocation is not None:
-            kind = match.group("kind")
-            if kind == "response":
-                invocation.finish("response", body)
-            elif kind == "error":
-                invocation.finish("error", body, error_type or "Unhandled")
-            else:
-                invocation.finish("init_error", body, error_type or "Runtime.Unknown")
-        else:
-            worker.init_error = (body, error_type)
-        self._reply(202, b'{"status":"OK"}')
+_NOT_FOUND = b'{"errorMessage":"not found","errorType":"NotFound"}'
 
 
 def _trace_id(request_id: str) -> str:
     return f"Root=1-{int(time.time()):08x}-{request_id.replace('-', '')[:24]};Sampled=0"
 
 
-class _RuntimeApiServer(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 16
-
-    def __init__(self, worker: Worker) -> None:
-        self.worker = worker
-        super().__init__(("127.0.0.1", 0), _RuntimeApiHandler)
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        """A worker killed mid-request (timeout, restart) resets its connection: not news."""
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)  # type: ignore[arg-type]
-
-
 class Worker:
-    """A handler process kept warm between invocations, with its own Runtime API listener."""
+    """A handler process kept warm between invocations, with its own Runtime API listener.
+
+    One thread per worker (runtime_api.Transport.serve) reads the worker's requests and its
+    output pipe; the endpoint's thread hands an invocation to a waiting GET /next itself.
+    """
 
     def __init__(
         self,
         spec: FunctionSpec,
         env: dict[str, str],
         generation: int,
+        python: Path | str | None = None,
         *,
-        python: str | Path = sys.executable,
         forks: ForkServer | None = None,
     ) -> None:
         self.spec = spec
-        self.python = str(python)
+        self.python = str(python or sys.executable)
         self.forks = forks  # None: a plain process (no fork server for this environment)
         self.generation = generation
-        self.inbox: queue.Queue[Invocation | None] = queue.Queue()
+        self._parked: Connection | None = None  # a GET /next waiting for work
+        self._queued: Invocation | None = None  # work waiting for a GET /next
         self.taken = threading.Event()  # took the invocation in hand
         self.dead = threading.Event()
         self.current: Invocation | None = None
@@ -201,21 +131,19 @@ class Worker:
         self.invocations = 0
         self._pending = LogBuffer()  # output written while no invocation is in hand
         self._lock = threading.Lock()
-        self._server = _RuntimeApiServer(self)
-        self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._server.server_port}"}
+        self._read_lock = threading.Lock()
+        self._partial = b""  # output after the last newline read
+        self._eof = False
+        self._transport = Transport(self._on_request, self._on_output)
+        self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._transport.port}"}
         self._process: subprocess.Popen[bytes] | ForkedProcess | None = None
+        self._status_fd: int | None = None  # /proc/PID/status, for max_rss_mb
 
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
 
     def start(self) -> None:
-        threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.2},
-            name=f"runtime-api-{self.spec.name}",
-            daemon=True,
-        ).start()
         self.spawned_at = time.monotonic()
         self._process = None
         if self.forks is not None:
@@ -234,7 +162,7 @@ class Worker:
                 start_new_session=True,
             )
         threading.Thread(
-            target=self._read_output, name=f"worker-output-{self.spec.name}", daemon=True
+            target=self._serve, name=f"worker-io-{self.spec.name}", daemon=True
         ).start()
 
     def run(self, invocation: Invocation) -> None:
@@ -247,7 +175,12 @@ class Worker:
         invocation.logs.aws_calls.extend(pending.aws_calls)  # aws-calls hook: made at import
         self.invocations += 1
         self.taken.clear()
-        self.inbox.put(invocation)
+        with self._lock:
+            parked, self._parked = self._parked, None
+            if parked is not None and parked.open():
+                self._deliver(parked, invocation)
+            else:
+                self._queued = invocation
         self._wait_answer(invocation)
         if invocation.outcome in ("timeout", "oom"):
             self.kill()
@@ -257,6 +190,66 @@ class Worker:
             self.kill()
         with self._lock:
             self.current = None
+
+    # --- the Runtime API (called on the worker's I/O thread) ---
+
+    def _on_request(self, connection: Connection, request: Request) -> None:
+        if request.method == "GET" and request.path == "/2018-06-01/runtime/invocation/next":
+            self._park(connection)
+            return
+        match = _ROUTE.match(request.path) if request.method == "POST" else None
+        if match is None:
+            connection.reply(404, _NOT_FOUND)
+            return
+        invocation = self.current
+        request_id = match.group("id")
+        if request_id is not None and (invocation is None or invocation.request_id != request_id):
+            connection.reply(
+                400, b'{"errorMessage":"unknown request id","errorType":"InvalidRequestID"}'
+            )
+            return
+        # Accepted first, so the runtime asks for its next invocation while the endpoint answers.
+        connection.reply(202, b'{"status":"OK"}')
+        body = request.body
+        error_type = request.headers.get("lambda-runtime-function-error-type")
+        if invocation is None:
+            self.init_error = (body, error_type)
+            return
+        # The sentinel line was written before this request: read it now, so the endpoint finds
+        # the logs closed when it wakes up for the answer.
+        self._on_output()
+        kind = match.group("kind")
+        if kind == "response":
+            invocation.finish("response", body)
+        elif kind == "error":
+            invocation.finish("error", body, error_type or "Unhandled")
+        else:
+            invocation.finish("init_error", body, error_type or "Runtime.Unknown")
+
+    def _park(self, connection: Connection) -> None:
+        """A GET /next arrived: give it the queued invocation, or keep it for the next one."""
+        with self._lock:
+            invocation, self._queued = self._queued, None
+            if invocation is not None:
+                self._deliver(connection, invocation)
+            elif not self.dead.is_set():
+                self._parked = connection
+
+    def _deliver(self, connection: Connection, invocation: Invocation) -> None:
+        """Answer a waiting GET /next with ``invocation`` (under the worker's lock)."""
+        invocation.started = time.monotonic()
+        deadline_ms = int((time.time() + invocation.timeout_s) * 1000)
+        self.taken.set()
+        connection.reply(
+            200,
+            invocation.body,
+            {
+                "Lambda-Runtime-Aws-Request-Id": invocation.request_id,
+                "Lambda-Runtime-Deadline-Ms": str(deadline_ms),
+                "Lambda-Runtime-Invoked-Function-Arn": invocation.function_arn,
+                "Lambda-Runtime-Trace-Id": _trace_id(invocation.request_id),
+            },
+        )
 
     def _wait_answer(self, invocation: Invocation) -> None:
         """Until answered, timed out (a fresh worker first imports the handler: that has its own
@@ -300,27 +293,15 @@ class Worker:
     def exit_code(self) -> int | None:
         return self._process.poll() if self._process else None
 
-    def _read_output(self) -> None:
+    def _serve(self) -> None:
+        """The worker's I/O thread: its Runtime API and its output, until the output ends."""
         assert self._process is not None and self._process.stdout is not None
-        stream = self._process.stdout
         try:
-            while True:
-                chunk = stream.readline(READ_CHUNK)
-                if not chunk:
-                    break
-                at = chunk.find(SENTINEL)
-                with self._lock:
-                    target = self.current
-                    buffer = target.logs if target is not None else self._pending
-                    if at < 0:
-                        buffer.add_raw(chunk)
-                        continue
-                    if at > 0:
-                        buffer.add_raw(chunk[:at])
-                if target is not None:
-                    target.logs_closed.set()
+            fd = self._process.stdout.fileno()
+            os.set_blocking(fd, False)
+            self._transport.serve(fd)
         except (OSError, ValueError):
-            pass
+            self._transport.stop()
         finally:
             code = None
             if self._process is not None:
@@ -330,10 +311,73 @@ class Worker:
                     code = None
             with self._lock:
                 target = self.current
+            self._forget_process()
             if target is not None:
                 target.finish("exit", exit_code=code)
                 target.logs_closed.set()
             self.dead.set()
+
+    def _on_output(self) -> bool:
+        self.drain_output()
+        return not self._eof
+
+    def drain_output(self) -> None:
+        """Read what the pipe holds now, without blocking (the reader thread, or the Runtime API
+        thread when an answer arrives), attributing each line to the invocation in hand."""
+        process = self._process
+        if process is None or process.stdout is None:
+            return
+        with self._read_lock:
+            while not self._eof:
+                try:
+                    chunk = os.read(process.stdout.fileno(), READ_CHUNK)
+                except (BlockingIOError, InterruptedError):
+                    return
+                except (OSError, ValueError):
+                    chunk = b""
+                if not chunk:
+                    self._eof = True
+                    if self._partial:
+                        self._line(self._partial)
+                        self._partial = b""
+                    return
+                self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        data = self._partial + chunk if self._partial else chunk
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            self._line(data[start : end + 1])
+            start = end + 1
+        rest = data[start:]
+        if len(rest) > READ_CHUNK:
+            # A very long line goes out in pieces (as readline(READ_CHUNK) gave it), keeping a
+            # tail that could hold the start of a sentinel.
+            keep = len(SENTINEL) + 64
+            self._line(rest[:-keep])
+            rest = rest[-keep:]
+        self._partial = rest
+
+    def _line(self, line: bytes) -> None:
+        at = line.find(SENTINEL)
+        with self._lock:
+            target = self.current
+            buffer = target.logs if target is not None else self._pending
+            if at < 0:
+                buffer.add_raw(line)
+                return
+            if at > 0:
+                buffer.add_raw(line[:at])
+        if target is not None:
+            target.logs_closed.set()
+
+    def lost_before_start(self, invocation: Invocation) -> bool:
+        """Whether a warm worker died before it took ``invocation`` in hand (killed while idle):
+        the invocation never ran and can be given to a fresh worker, unnoticed."""
+        return invocation.outcome == "exit" and not self.taken.is_set() and self.invocations > 1
 
     def usable(self) -> bool:
         return not self.dead.is_set() and self.init_error is None
@@ -348,33 +392,40 @@ class Worker:
             with contextlib.suppress(OSError):
                 os.killpg(process.pid, 9)  # where /proc is missing
         self.dead.set()
-        self.inbox.put(None)
+        self._forget_process()
         if process is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=5)
-        threading.Thread(target=self._close_server, daemon=True).start()
+        self._transport.stop()
 
-    def _close_server(self) -> None:
-        try:
-            self._server.shutdown()
-        finally:
-            self._server.server_close()
+    def _forget_process(self) -> None:
+        with self._lock:
+            self._parked = None
+            status_fd, self._status_fd = self._status_fd, None
+        if status_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(status_fd)
 
     def max_rss_mb(self) -> int | None:
-        """Peak resident memory of the process (Linux /proc), for the REPORT line."""
-        peak = _status_kb(self.pid, "VmHWM:")
-        return None if peak is None else peak // 1024
-
-
-def _status_kb(pid: int | None, key: str) -> int | None:
-    """A "kB" line of /proc/PID/status (None off Linux or once the process is gone)."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith(key):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+        """Peak resident memory of the process (Linux /proc), for the REPORT line. The status
+        file is opened once per worker and read again in place (an open per invoke costs more
+        than the read)."""
+        with self._lock:
+            if self._status_fd is None and self.pid is not None and not self.dead.is_set():
+                try:
+                    self._status_fd = os.open(f"/proc/{self.pid}/status", os.O_RDONLY)
+                except OSError:
+                    return None
+            if self._status_fd is None:
+                return None
+            try:
+                data = os.pread(self._status_fd, 8192, 0)
+            except OSError:
+                return None
+        at = data.find(b"VmHWM:")
+        if at < 0:
+            return None
+        try:
+            return int(data[at + 6 : data.index(b"kB", at)]) // 1024
+        except ValueError:
+            return None

@@ -1,5 +1,9 @@
 """Invoke functions on a local Lambda endpoint over HTTP: `sam local start-lambda`, the Runtime
-Interface Emulator, or cfn-debug's embedded endpoint (all speak the Lambda Invoke API)."""
+Interface Emulator, or cfn-debug's embedded endpoint (all speak the Lambda Invoke API).
+
+A plain ``http://`` endpoint is spoken to with the small h11 client of http1.py (a loopback
+invoke costs a quarter of httpx's event-loop time there); anything else (``https://``) with httpx.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from urllib.parse import quote
 import httpx
 
 from cfn_debug.aws_calls import calls_from_dicts
+from cfn_debug.invoke import http1
 from cfn_debug.invoke.base import AwsCallsHook, LogsHook, encode_payload
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
@@ -75,16 +80,31 @@ class LocalInvoker:
         )
         self._read_timeout_s = read_timeout_s
         self._body_cap = body_cap
-        self._client: httpx.AsyncClient | None = None
+        self._connect_timeout_s = connect_timeout_s
+        self._plain = self.base_url.startswith("http://")
+        self._client: httpx.AsyncClient | http1.AsyncHTTP1Client | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def _client_for_loop(self) -> httpx.AsyncClient:
+    def _client_for_loop(self) -> httpx.AsyncClient | http1.AsyncHTTP1Client:
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             # A client belongs to the loop it was made in (headless runs one loop per command).
-            self._client = httpx.AsyncClient(timeout=self._timeout, trust_env=False)
+            self._client = self._new_client()
             self._loop = loop
         return self._client
+
+    def _new_client(self) -> httpx.AsyncClient | http1.AsyncHTTP1Client:
+        if self._plain:
+            try:
+                return http1.AsyncHTTP1Client(
+                    self.base_url,
+                    connect_timeout_s=self._connect_timeout_s,
+                    read_timeout_s=self._read_timeout_s,
+                    write_timeout_s=60.0,
+                )
+            except ValueError:
+                self._plain = False
+        return httpx.AsyncClient(timeout=self._timeout, trust_env=False)
 
     def unreachable_message(self) -> str:
         return (
@@ -98,6 +118,8 @@ class LocalInvoker:
         if self._log_tail:
             headers["X-Amz-Log-Type"] = "Tail"
         client = self._client_for_loop()
+        if isinstance(client, http1.AsyncHTTP1Client):
+            return await self._invoke_plain(client, function_name, body, headers)
         url = self.base_url + invoke_path(function_name)
         started = time.perf_counter()
         try:
@@ -131,24 +153,81 @@ class LocalInvoker:
                 f"{exc or type(exc).__name__}",
             )
         raw = b"".join(chunks)  # at most body_cap bytes: a bigger body is reported, not parsed
-        request_id = response.headers.get("x-amzn-requestid")
+        return await self._result(
+            function_name, raw, duration, response.status_code, response.headers, size
+        )
+
+    async def _invoke_plain(
+        self,
+        client: http1.AsyncHTTP1Client,
+        function_name: str,
+        body: bytes,
+        headers: dict[str, str],
+    ) -> InvokeResult:
+        """The same exchange as invoke() with httpx, on the h11 client (same outcomes)."""
+        started = time.perf_counter()
+        try:
+            response = await client.post(
+                invoke_path(function_name), body, headers, body_cap=self._body_cap
+            )
+        except http1.ConnectError as exc:
+            return InvokeResult(
+                OutcomeKind.UNREACHABLE,
+                duration_s=time.perf_counter() - started,
+                error_type=type(exc).__name__,
+                error_message=self.unreachable_message(),
+            )
+        except http1.ReadTimeout:
+            return InvokeResult(
+                OutcomeKind.TIMEOUT,
+                duration_s=time.perf_counter() - started,
+                error_message=f"no answer from {self.base_url} within {self._read_timeout_s:g} s",
+            )
+        except http1.HTTPError as exc:
+            return InvokeResult(
+                OutcomeKind.HTTP_ERROR,
+                duration_s=time.perf_counter() - started,
+                error_type=type(exc).__name__,
+                error_message=f"{self.base_url} broke off the exchange: "
+                f"{exc or type(exc).__name__}",
+            )
+        duration = time.perf_counter() - started
+        return await self._result(
+            function_name,
+            response.body,
+            duration,
+            response.status_code,
+            response.headers,
+            response.size,
+        )
+
+    async def _result(
+        self,
+        function_name: str,
+        raw: bytes,
+        duration: float,
+        status: int,
+        headers: Any,
+        size: int,
+    ) -> InvokeResult:
+        request_id = headers.get("x-amzn-requestid")
         result = classify(
             raw,
             duration_s=duration,
-            http_status=response.status_code,
-            function_error=response.headers.get("x-amz-function-error"),
-            error_type_header=response.headers.get("x-amzn-errortype"),
+            http_status=status,
+            function_error=headers.get("x-amz-function-error"),
+            error_type_header=headers.get("x-amzn-errortype"),
             request_id=request_id,
             total_bytes=size,
             function_name=function_name,
         )
-        result.logs = _decode_log_tail(response.headers.get("x-amz-log-result"))
+        result.logs = _decode_log_tail(headers.get("x-amz-log-result"))
         if self._logs is not None and request_id:
             try:
                 result.logs = list(self._logs(request_id)) or result.logs
             except Exception as exc:  # a log hook must never lose the invocation's result
                 result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
-        await self._add_details(result, response.headers.get(DETAILS_HEADER))
+        await self._add_details(result, headers.get(DETAILS_HEADER))
         return result
 
     async def _add_details(self, result: InvokeResult, details: str | None) -> None:

@@ -1,0 +1,114 @@
+"""The worker's Runtime API transport: its small request reader, and its descriptors' lifetime
+(a stop after the transport ended must not write into a number the kernel has reused)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+
+import pytest
+
+from cfn_debug.endpoint.runtime_api import (
+    BadRequest,
+    Connection,
+    Request,
+    Transport,
+    parse_request,
+)
+
+
+def test_a_request_is_taken_whole_and_only_when_complete() -> None:
+    buffer = bytearray(b"POST /x HTTP/1.1\r\nContent-Length: 5\r\nA-B: c \r\n\r\nhel")
+    assert parse_request(buffer) is None
+    buffer += b"lo" + b"GET /next HTTP/1.1\r\n\r\n"
+    first = parse_request(buffer)
+    assert first == Request("POST", "/x", {"content-length": "5", "a-b": "c"}, b"hello")
+    second = parse_request(buffer)
+    assert second is not None and (second.method, second.path, second.body) == ("GET", "/next", b"")
+    assert buffer == bytearray()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"POST /x HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+        b"POST /x HTTP/1.1\r\nContent-Length: many\r\n\r\n",
+        b"POST /x HTTP/1.1\r\nno colon here\r\n\r\n",
+        b"POST /x HTTP/1.1\r\nX: " + b"a" * (70 * 1024),
+    ],
+)
+def test_what_the_runtime_clients_never_send_is_refused(raw: bytes) -> None:
+    with pytest.raises(BadRequest):
+        parse_request(bytearray(raw))
+
+
+def test_a_bad_request_is_answered_400_and_the_connection_closed() -> None:
+    seen: list[Request] = []
+    read_end, write_end = os.pipe()
+    transport = Transport(lambda connection, request: seen.append(request), lambda: True)
+    thread = threading.Thread(target=transport.serve, args=(read_end,), daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", transport.port), timeout=10) as client:
+            client.sendall(b"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+            answer = b""
+            while chunk := client.recv(4096):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 400 ")
+        assert seen == []
+    finally:
+        transport.stop()
+        thread.join(10)
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_stop_after_the_transport_ended_touches_no_reused_descriptor() -> None:
+    """The output pipe ends, serve() returns and closes its wake pipe; a new pipe then gets
+    those descriptor numbers (the kernel hands out the lowest free). stop() must not write
+    into it: that pipe may be a newer worker's."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+
+    def drained() -> bool:
+        try:
+            return bool(os.read(read_end, 4096))
+        except BlockingIOError:
+            return True
+
+    transport = Transport(lambda connection, request: None, drained)
+    wake = (transport._wake_r, transport._wake_w)
+    thread = threading.Thread(target=transport.serve, args=(read_end,), daemon=True)
+    thread.start()
+    os.close(write_end)  # the worker is gone: serve() ends
+    thread.join(10)
+    assert not thread.is_alive()
+    newer: list[int] = []
+    while not set(wake) <= set(newer) and len(newer) < 40:
+        newer.extend(os.pipe())  # the lowest free numbers: the wake pipe's among them
+    try:
+        assert set(wake) <= set(newer), "the kernel did not reuse the numbers"
+        for fd in newer:
+            os.set_blocking(fd, False)
+        transport.stop()
+        for fd in newer:
+            try:
+                data = os.read(fd, 16)
+            except OSError:  # a write end, or nothing to read
+                data = b""
+            assert data == b"", "stop() wrote into a descriptor it no longer owns"
+    finally:
+        for fd in (*newer, read_end):
+            os.close(fd)
+
+
+def test_a_connection_knows_when_its_peer_is_gone() -> None:
+    server, client = socket.socketpair()
+    connection = Connection(server)
+    assert connection.open()
+    client.close()
+    assert not connection.open()
+    connection.close()

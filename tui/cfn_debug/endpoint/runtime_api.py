@@ -1,0 +1,234 @@
+"""The transport of one worker's Runtime API: its loopback listener, the worker's keep-alive
+connections and the worker's output pipe, all served by ONE thread that polls them.
+
+Why not http.server: it takes a thread per connection plus, for the pipe, a reader thread of its
+own, and parses every request's headers with the email package. On the warm path that is three
+Python threads handing the GIL to each other per invocation, which is most of what an invoke of a
+trivial handler costs. The Runtime API is a private channel between the endpoint and a worker it
+started (the runtime clients send a request line, a few headers and a Content-Length body, one
+request at a time per connection), so the small reader below suffices; anything else it is sent
+(a chunked body, an oversized head, a malformed line) is answered 400 and the connection closed.
+
+The worker's logic (which route means what, who gets the invocation) stays in worker.py, which
+passes ``on_request`` and ``on_output``; a reply may be written from any thread
+(``Connection.reply``), which is how the endpoint's thread hands an invocation to a GET /next that
+is already waiting without a thread switch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+
+MAX_HEAD = 64 * 1024
+MAX_BODY = 64 * 1024 * 1024
+RECV_CHUNK = 256 * 1024
+#: After the output pipe ends, how long connections may still deliver a last request.
+LINGER_S = 1.0
+
+
+class BadRequest(Exception):
+    """What the runtime client sent is not a request this API takes."""
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+
+
+def response_bytes(status: int, body: bytes, headers: dict[str, str]) -> bytes:
+    """A JSON response: status line, headers, Content-Length and body, for one write."""
+    lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", "Content-Type: application/json"]
+    lines.extend(f"{key}: {value}" for key, value in headers.items())
+    lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def parse_request(buffer: bytearray) -> Request | None:
+    """Take one complete request off the front of ``buffer``; None while it is incomplete."""
+    end = buffer.find(b"\r\n\r\n")
+    if end < 0:
+        if len(buffer) > MAX_HEAD:
+            raise BadRequest("request head too large")
+        return None
+    if end > MAX_HEAD:
+        raise BadRequest("request head too large")
+    lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise BadRequest("bad request line")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if not colon or not name or name != name.strip():
+            raise BadRequest("bad header line")
+        headers[name.lower()] = value.strip()
+    if headers.get("transfer-encoding", "identity").lower() != "identity":
+        raise BadRequest("only Content-Length bodies are taken")
+    try:
+        length = int(headers.get("content-length") or 0)
+    except ValueError:
+        raise BadRequest("bad Content-Length") from None
+    if not 0 <= length <= MAX_BODY:
+        raise BadRequest("bad Content-Length")
+    total = end + 4 + length
+    if len(buffer) < total:
+        return None
+    body = bytes(buffer[end + 4 : total])
+    del buffer[:total]
+    return Request(parts[0], parts[1], headers, body)
+
+
+class Connection:
+    """One connection from the worker's runtime client."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buffer = bytearray()
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def reply(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        """Write one response (from any thread); a connection the worker dropped is ignored."""
+        data = response_bytes(status, body, headers or {})
+        with self._lock, contextlib.suppress(OSError):
+            self.sock.sendall(data)
+
+    def open(self) -> bool:
+        """Whether the peer still holds the connection (one non-blocking peek, no read)."""
+        try:
+            return bool(self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+        except (BlockingIOError, InterruptedError):
+            return True
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+class Transport:
+    """The listener, the connections and the output pipe of one worker, served by ``serve``."""
+
+    def __init__(
+        self,
+        on_request: Callable[[Connection, Request], None],
+        on_output: Callable[[], bool],
+    ) -> None:
+        self.on_request = on_request
+        self.on_output = on_output  # drain the pipe; False once it has ended
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(16)
+        self.port = int(self._listener.getsockname()[1])
+        self._wake_r, self._wake_w = os.pipe()
+        self._stopped = False
+        self._closed = False  # the wake pipe is closed: its numbers may belong to others now
+        self._serving = False
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        """End ``serve`` now (the worker is being stopped); safe to call more than once, and
+        after ``serve`` has ended (its descriptors are then never touched again)."""
+        with self._lock:
+            if self._stopped or self._closed:
+                self._stopped = True
+                return
+            self._stopped = True
+            if not self._serving:  # never served: nobody else will close them
+                self._closed = True
+                for fd in (self._wake_r, self._wake_w):
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+                self._listener.close()
+                return
+            with contextlib.suppress(OSError):
+                os.write(self._wake_w, b"x")
+
+    def serve(self, output_fd: int) -> None:
+        """Serve until the output pipe has ended (and the connections are done) or ``stop``."""
+        with self._lock:
+            if self._closed:
+                return
+            self._serving = True
+        poller = select.poll()
+        listener = self._listener.fileno()
+        poller.register(listener, select.POLLIN)
+        poller.register(output_fd, select.POLLIN)
+        poller.register(self._wake_r, select.POLLIN)
+        connections: dict[int, Connection] = {}
+        linger: float | None = None
+        try:
+            while not self._stopped:
+                ready = poller.poll(None if linger is None else linger * 1000)
+                if not ready and linger is not None:
+                    return
+                for fd, _events in ready:
+                    if fd == self._wake_r:
+                        return
+                    if fd == output_fd:
+                        if not self.on_output():
+                            poller.unregister(output_fd)
+                            if not connections:
+                                return
+                            linger = LINGER_S
+                    elif fd == listener:
+                        self._accept(poller, connections)
+                    else:
+                        connection = connections.get(fd)
+                        if connection is not None and not self._receive(connection):
+                            poller.unregister(fd)
+                            connections.pop(fd, None)
+                            connection.close()
+                            if linger is not None and not connections:
+                                return
+        finally:
+            for connection in connections.values():
+                connection.close()
+            with self._lock:
+                self._closed = True
+                for fd in (self._wake_r, self._wake_w):
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            self._listener.close()
+
+    def _accept(self, poller: select.poll, connections: dict[int, Connection]) -> None:
+        try:
+            sock, _ = self._listener.accept()
+        except OSError:
+            return
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        connection = Connection(sock)
+        connections[sock.fileno()] = connection
+        poller.register(sock.fileno(), select.POLLIN)
+
+    def _receive(self, connection: Connection) -> bool:
+        """Read what arrived and handle every complete request; False when it is to be closed."""
+        try:
+            data = connection.sock.recv(RECV_CHUNK)
+        except OSError:
+            return False
+        if not data:
+            return False
+        connection.buffer += data
+        while True:
+            try:
+                request = parse_request(connection.buffer)
+            except BadRequest as error:
+                message = f'{{"errorMessage":"{error}","errorType":"BadRequest"}}'
+                connection.reply(400, message.encode(), {"Connection": "close"})
+                return False
+            if request is None:
+                return True
+            self.on_request(connection, request)
