@@ -160,7 +160,8 @@ async def test_a_bug_in_the_checks_keeps_the_step_and_blames_cfn_debug(
         from cfn_debug.chain import ChainOptions
 
         async for chain_event in workspace.run(
-            event_spec("bug", Mode="ok"), ChainOptions(max_reinvoke=2, max_delay_s=0, read_back=False)
+            event_spec("bug", Mode="ok"),
+            ChainOptions(max_reinvoke=2, max_delay_s=0, read_back=False),
         ):
             journal.record(chain_event)
     finally:
