@@ -56,6 +56,7 @@ from cfn_debug.records import (
     AwaitingStep,
     DelayStarted,
     InvocationStarted,
+    Level,
     RunEnded,
     RunRecord,
     RunStarted,
@@ -352,10 +353,11 @@ class CfnDebugApp(App[int]):
         self._start_runner()
         self.query_one(SessionHeader).endpoint = workspace.endpoint_label
         self._show_events(workspace)
-        if self.events:
-            self.selected_event = 0
-            self.query_one(EventsPanel).select_index(0)
-            self._show_function(0)
+        first = self.query_one(EventsPanel).first_index()
+        if first is not None:
+            self.selected_event = first
+            self.query_one(EventsPanel).select_index(first)
+            self._show_function(first)
             self.query_one(RunStatus).show(
                 Prompt(
                     f"{len(self.events)} events found. Select one and press r to run it.",
@@ -514,12 +516,12 @@ class CfnDebugApp(App[int]):
         self._show_function(message.node.data)
         self._target(message.node.data)
 
-    @on(Tree.NodeSelected, "#events")
-    def _event_chosen(self, message: Tree.NodeSelected[int]) -> None:
-        if message.node.data is None or self.read_only:
+    @on(EventsPanel.RunRequested)
+    def _event_chosen(self, message: EventsPanel.RunRequested) -> None:
+        if self.read_only:
             return
-        self.selected_event = message.node.data
-        self.run_event(message.node.data)
+        self.selected_event = message.index
+        self.run_event(message.index)
 
     def _target(self, index: int) -> None:
         """What a save re-runs in watch mode: the event selected or run last."""
@@ -696,6 +698,8 @@ class CfnDebugApp(App[int]):
         self.pending_context = ...
         self._last_generation += 1
         event = self.events[index]
+        self.selected_event = index
+        self.query_one(EventsPanel).select_index(index)
         self.view = RunView(self._last_generation, index, mode=self.mode, event_name=event.name)
         self.running = True
         self.query_one(Timeline).reset()
@@ -904,7 +908,7 @@ class CfnDebugApp(App[int]):
         view.run, view.ended, view.awaiting = run, True, None
         if len(run.steps) >= len(view.steps):
             view.steps = list(run.steps)
-            self.query_one(Timeline).show_steps(view.steps)
+        self.query_one(Timeline).finish(view.steps, landing_row(view.steps))
         if view.rerun is not None:
             self.running = False
         self._title_timeline()
@@ -966,7 +970,8 @@ class CfnDebugApp(App[int]):
 
     @on(DataTable.RowHighlighted, "#timeline")
     def _step_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        self._refresh_detail(message.cursor_row)
+        # The row under the cursor now: a late message must not show an older step.
+        self._refresh_detail()
 
     def _refresh_detail(self, row: int | None = None) -> None:
         if not self._ui_alive():
@@ -1297,6 +1302,15 @@ class CfnDebugApp(App[int]):
 @dataclass(frozen=True)
 class _JournalProblem:
     text: str
+
+
+def landing_row(steps: list[Step]) -> int:
+    """Where the cursor goes when a chain ends: the first step with a MUST finding, else the
+    last step."""
+    for row, step in enumerate(steps):
+        if any(f.level is Level.MUST for f in step.findings):
+            return row
+    return len(steps) - 1
 
 
 def comparison_line(comparison: Any) -> str:

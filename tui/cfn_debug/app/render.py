@@ -148,6 +148,23 @@ def json_renderable(data: Any, *, deterministic: bool = False) -> RenderableType
         return Text(text)
 
 
+def run_tally(steps: Sequence[Step], run: RunRecord | None, palette: Palette) -> Text:
+    """The run's findings counted from its record (what the status line counts too): a step's
+    tab never reads "No findings" while the run has MUST findings elsewhere."""
+    findings = run.findings if run is not None else [f for s in steps for f in s.findings]
+    musts = [f for f in findings if f.level is Level.MUST]
+    shoulds = len(findings) - len(musts)
+    where = sorted({f.step for f in musts if f.step is not None})
+    line = Text("This run" if run is not None else "This run so far", style="bold")
+    line.append(f": {len(findings)} finding{'s' if len(findings) != 1 else ''}, ")
+    line.append(f"{len(musts)} MUST", style=f"bold {palette.error}" if musts else palette.muted)
+    line.append(f", {shoulds} SHOULD", style=palette.warn if shoulds else palette.muted)
+    if where:
+        shown = ", ".join(f"#{i}" for i in where[:8]) + (" …" if len(where) > 8 else "")
+        line.append(f"  (MUST on step {shown})", style=palette.muted)
+    return line
+
+
 def findings_renderable(
     findings: Sequence[Finding],
     contract_of: Callable[[str], str | None],
@@ -303,6 +320,15 @@ def timing_renderable(
             style=palette.muted,
         )
     )
+    user_wait = run.user_wait_s if run is not None else 0.0
+    if user_wait:
+        parts.append(
+            Text(
+                f"  step mode: waited {format_duration(user_wait, deterministic=deterministic)}"
+                " for you (not counted in the chain total nor against timeoutInMinutes)",
+                style=palette.muted,
+            )
+        )
     return Group(*parts)
 
 

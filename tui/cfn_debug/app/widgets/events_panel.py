@@ -6,6 +6,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -42,7 +44,18 @@ def short_name(event: EventSpec) -> str:
 
 
 class EventsPanel(Tree[int]):
-    """A tree: one branch per (action, source), one leaf per event; leaf data = event index."""
+    """A tree: one branch per (action, source), one leaf per event; leaf data = event index.
+
+    A click or the arrow keys only select (the app shows the event's function); Enter asks to
+    run the event under the cursor (RunRequested). A click never sends an invocation.
+    """
+
+    BINDINGS = [Binding("enter", "run_cursor", "Run", show=False, id="events-run")]
+
+    class RunRequested(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("Events", id=id)
@@ -107,7 +120,27 @@ class EventsPanel(Tree[int]):
         if node is not None:
             node.set_label(short_name(event) + " *")
 
+    def action_run_cursor(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.data is not None:
+            self.post_message(self.RunRequested(node.data))
+        elif node is not None:
+            node.toggle()
+
+    def first_index(self) -> int | None:
+        """The event shown first in the tree (groups are ordered by action, then folder)."""
+        for branch in self.root.children:
+            for leaf in branch.children:
+                if leaf.data is not None:
+                    return leaf.data
+        return None
+
     def select_index(self, index: int) -> None:
+        """Put the cursor on the event's leaf."""
         node = self._leaves.get(index)
-        if node is not None:
+        if node is None:
+            return
+        # A tree just filled numbers its lines lazily: reading last_line numbers them, so the
+        # node's line is known (else the cursor would land on line 0, a group header).
+        if self.last_line >= 0 and node.line >= 0:
             self.move_cursor(node)

@@ -18,6 +18,7 @@ from cfn_debug.app.render import (
     json_renderable,
     logs_renderable,
     response_renderable,
+    run_tally,
     scrub,
     timing_renderable,
 )
@@ -95,6 +96,8 @@ class StepDetail(Vertical):
             parts: list[RenderableType] = []
             if self.changes is not None:
                 parts.append(self.changes)
+            if self.steps:
+                parts += [run_tally(self.steps, self.run, p), Text("")]
             if step is not None:
                 parts.append(
                     findings_renderable(

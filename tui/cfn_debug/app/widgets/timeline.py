@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.timer import Timer
 from textual.widgets import DataTable
 
@@ -27,6 +28,9 @@ COLUMNS = ("#", "Action", "Status", "Duration (limit)", "Delay", "Findings", "Ch
 
 
 class Timeline(DataTable[Text]):
+    """Follows the newest step while a chain streams, unless the user moved the cursor away
+    from the last row (moving it back to the last row follows again)."""
+
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._deterministic = deterministic
@@ -34,6 +38,22 @@ class Timeline(DataTable[Text]):
         self._pending: list[Step] = []
         self._flush_timer: Timer | None = None
         self._last_flush = 0.0
+        #: True while the cursor follows the newest row; a user's move away clears it.
+        self.follow = True
+        self._placing = False
+
+    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
+        super().watch_cursor_coordinate(old, new)
+        if not self._placing and old != new:
+            self.follow = new.row >= self.row_count - 1
+
+    def place(self, row: int) -> None:
+        """Move the cursor for the user (not a user's move: following is unchanged)."""
+        self._placing = True
+        try:
+            self.move_cursor(row=row, animate=False)
+        finally:
+            self._placing = False
 
     def on_mount(self) -> None:
         for label in COLUMNS:
@@ -69,22 +89,48 @@ class Timeline(DataTable[Text]):
         self._last_flush = time.monotonic()
         if not self._pending:
             return
-        follow = self.row_count == 0 or self.cursor_row >= self.row_count - 1
-        for step in self._pending:
-            self.add_row(*self.row_cells(step), key=str(step.index))
+        self._placing = True  # rows added under the cursor are not the user's move
+        try:
+            for step in self._pending:
+                self.add_row(*self.row_cells(step), key=str(step.index))
+        finally:
+            self._placing = False
         self._pending.clear()
-        if follow:
-            self.move_cursor(row=self.row_count - 1, animate=False)
+        if self.follow:
+            self.place(self.row_count - 1)
 
     def reset(self) -> None:
         self._pending.clear()
-        self.clear()
+        self._placing = True
+        try:
+            self.clear()
+        finally:
+            self._placing = False
+        self.follow = True
 
-    def show_steps(self, steps: list[Step]) -> None:
-        cursor = self.cursor_row
-        self._pending.clear()
-        self.clear()
-        for step in steps:
-            self.add_row(*self.row_cells(step), key=str(step.index))
+    def show_steps(self, steps: list[Step], row: int | None = None) -> None:
+        """Show exactly ``steps``; the cursor goes to ``row``, else stays on its row number."""
+        cursor = self.cursor_row if row is None else row
+        self.reset()
+        self._placing = True
+        try:
+            for step in steps:
+                self.add_row(*self.row_cells(step), key=str(step.index))
+        finally:
+            self._placing = False
         if steps:
-            self.move_cursor(row=min(cursor, len(steps) - 1), animate=False)
+            self.place(min(max(cursor, 0), len(steps) - 1))
+
+    def finish(self, steps: list[Step], row: int) -> None:
+        """The chain ended with ``steps``: every row shown, and the cursor on ``row`` unless the
+        user moved it away while the chain ran."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        self.flush()
+        follow = self.follow
+        if self.row_count != len(steps):
+            self.show_steps(steps, self.cursor_row)
+        self.follow = follow
+        if steps and follow:
+            self.place(min(row, len(steps) - 1))
