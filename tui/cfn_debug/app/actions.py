@@ -76,6 +76,14 @@ ACTIONS: tuple[UiAction, ...] = (
         "list, ...) and see each verdict with the contract sentence it enforces.",
     ),
     UiAction(
+        "reset-demo",
+        "R",
+        "reset_demo",
+        "Reset demo",
+        "The bundled demo: forget every widget earlier runs created (its seed widgets return).",
+        footer=False,
+    ),
+    UiAction(
         "theme",
         "t",
         "toggle_theme",

@@ -633,6 +633,7 @@ class CfnDebugApp(App[int]):
             )
             return
         self.edited.discard(index)
+        self.query_one(EventsPanel).mark_edited(index, self.events[index], edited=False)
         self._target(index)
         self.query_one(RunStatus).show(Prompt(f"Reloaded {original.name} from disk.", tone="ok"))
 
@@ -698,6 +699,10 @@ class CfnDebugApp(App[int]):
         self.pending_context = ...
         self._last_generation += 1
         event = self.events[index]
+        if self._is_demo() and index not in self.edited:  # an edit pins token and Name
+            from cfn_debug.demo.runs import fresh_request
+
+            event = fresh_request(event)
         self.selected_event = index
         self.query_one(EventsPanel).select_index(index)
         self.view = RunView(self._last_generation, index, mode=self.mode, event_name=event.name)
@@ -920,9 +925,72 @@ class CfnDebugApp(App[int]):
         if view.run is None or not view.ended:
             return
         text, hint, tone = run_summary(view.run, single=view.mode == "stop")
+        if view.run.final_status == "FAILED" and _error_code(view.run) == "AlreadyExists":
+            hint = self._already_exists_hint(view.run)
         if view.comparison is not None:
             text = f"{text}  {comparison_line(view.comparison)}"
         self.query_one(RunStatus).show(Prompt(text, hint, tone))
+
+    def _already_exists_hint(self, run: RunRecord) -> str:
+        """AlreadyExists after an earlier run of this session created the same Name: say so,
+        and how to start again."""
+        from cfn_debug.demo.runs import requested_name
+
+        name = requested_name(run.steps[0].request) if run.steps else None
+        earlier = [
+            n
+            for n, past in enumerate(self.session_runs, start=1)
+            if past is not run
+            and past.action is Action.CREATE
+            and past.final_status == "SUCCESS"
+            and past.steps
+            and requested_name(past.steps[0].request) == name
+        ]
+        cause = (
+            f"Run #{earlier[-1]} of this session created {name!r}. "
+            if earlier and name
+            else "A previous run may have created it. "
+        )
+        if self._is_demo():
+            return cause + "R resets the demo's state (or edit the event's Name)."
+        return cause + "Delete it first (run a delete event), or change the Name."
+
+    def _is_demo(self) -> bool:
+        from cfn_debug.demo.runs import is_demo
+
+        return is_demo(self._project_root())
+
+    def action_reset_demo(self) -> None:
+        if self._refuse_read_only():
+            return
+        if not self._is_demo():
+            self.query_one(RunStatus).show(
+                Prompt(
+                    "R resets the bundled demo's state; this project is not the demo.", tone="warn"
+                )
+            )
+            return
+        if self.running:
+            self.query_one(RunStatus).show(
+                Prompt("A chain is running: stop it (x) before resetting the demo.", tone="warn")
+            )
+            return
+        from cfn_debug.demo.runs import reset_state
+
+        try:
+            root = reset_state(self.config.env_vars)
+        except OSError as error:
+            self.query_one(RunStatus).show(
+                Prompt(f"Could not reset the demo's state: {error}", tone="error")
+            )
+            return
+        self.query_one(RunStatus).show(
+            Prompt(
+                f"Demo state reset ({root}): every widget your runs created is gone.",
+                "The seed widgets come back with the next invocation.",
+                "ok",
+            )
+        )
 
     def _title_timeline(self) -> None:
         """The timeline's border says whose chain it is: event, action, function, status."""
@@ -1302,6 +1370,13 @@ class CfnDebugApp(App[int]):
 @dataclass(frozen=True)
 class _JournalProblem:
     text: str
+
+
+def _error_code(run: RunRecord) -> str | None:
+    last = run.steps[-1].result if run.steps else None
+    progress = last.progress if last is not None and last.progress else {}
+    code = progress.get("errorCode")
+    return code if isinstance(code, str) else None
 
 
 def landing_row(steps: list[Step]) -> int:

@@ -115,10 +115,11 @@ class EventsPanel(Tree[int]):
         if not runs:
             branch.add_leaf("No runs in this session")
 
-    def mark_edited(self, index: int, event: EventSpec) -> None:
+    def mark_edited(self, index: int, event: EventSpec, *, edited: bool = True) -> None:
+        """The leaf's ``*`` says the session runs an edit, not the file."""
         node = self._leaves.get(index)
         if node is not None:
-            node.set_label(short_name(event) + " *")
+            node.set_label(short_name(event) + (" *" if edited else ""))
 
     def action_run_cursor(self) -> None:
         node = self.cursor_node
