@@ -39,6 +39,6 @@ async def test_time_waiting_for_the_user_is_not_the_chains(tmp_path: Path) -> No
         # The chain's own time is the handler's: far less than what the user spent.
         assert run.total_s < run.user_wait_s
         assert not [f for f in run.chain_findings if f.rule_id == "chain-timeout"]
-        await pilot.press("6")
+        await pilot.press("7")
         text = screen_text(app)
         assert "for you (not counted in the chain total nor against timeoutInMinutes)" in text

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
+from rich.markup import escape
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
-from textual.containers import Horizontal, Vertical
+from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Tree
+from textual.widgets import DataTable, Tree
 
-from cfn_debug.app.actions import ACTIONS, TABS, bindings
+from cfn_debug.app.actions import ACTIONS, CONTEXTUAL, LIVE_ONLY, TABS, bindings
 from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import MODES, AppConfig
 from cfn_debug.app.messages import (
@@ -42,6 +42,7 @@ from cfn_debug.app.messages import (
 from cfn_debug.app.render import changes_section
 from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.json_editor import JsonEditor
+from cfn_debug.app.screens.main import MainScreen
 from cfn_debug.app.summary import error_hint, run_summary
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
 from cfn_debug.app.transcripts import EXPORT_FORMATS
@@ -63,6 +64,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.textsafe import printable
 
 if TYPE_CHECKING:
     from cfn_debug.app.watching import DashboardWatcher
@@ -172,58 +174,78 @@ class CfnDebugApp(App[int]):
         #: UI errors caught in place: (monotonic time, text) of the latest ones.
         self.ui_errors: list[tuple[float, str]] = []
         self.last_export: Path | None = None
+        self._shown_context: tuple[bool, ...] = ()
+        #: What `y` copied last (tests and watchers read it; the terminal got it by OSC 52).
+        self.last_copied: str | None = None
         self.last_screenshot: Path | None = None
         if self.config.deterministic:
             self.animation_level = "none"
 
     # --- layout ---------------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        det = self.config.deterministic
-        yield SessionHeader(deterministic=det, id="header")
-        with Horizontal(id="main"):
-            yield EventsPanel(id="events")
-            with Vertical(id="right"):
-                yield Timeline(deterministic=det, id="timeline")
-                yield RunStatus(deterministic=det, id="status")
-                yield StepDetail(contract_sentence, deterministic=det, id="detail")
-        yield Footer()
+    def get_default_screen(self) -> Screen[Any]:
+        return MainScreen(contract_sentence, deterministic=self.config.deterministic)
 
-    def on_mount(self) -> None:
+    @property
+    def main(self) -> Screen[Any]:
+        """The main screen (the bottom of the stack), whichever screen is shown over it."""
+        return self.screen_stack[0]
+
+    @property
+    def status_line(self) -> RunStatus:
+        return self.main.query_one(RunStatus)
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.main.query_one(Timeline)
+
+    @property
+    def detail(self) -> StepDetail:
+        return self.main.query_one(StepDetail)
+
+    @property
+    def header(self) -> SessionHeader:
+        return self.main.query_one(SessionHeader)
+
+    @property
+    def panel(self) -> EventsPanel:
+        return self.main.query_one(EventsPanel)
+
+    def on_main_screen_ready(self, _message: MainScreen.Ready) -> None:
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.config.theme
         self.theme_changed_signal.subscribe(self, lambda _theme: self._apply_palette())
         self._apply_palette()
         self._chain_lock = asyncio.Lock()
-        header = self.query_one(SessionHeader)
+        header = self.header
         header.mode = self.mode
         header.watch = self.watching
-        self.query_one(Timeline).border_title = "Timeline"
+        self.timeline.border_title = "Timeline"
         if self.read_only:
-            self.query_one(EventsPanel).border_title = "Runs"
+            self.panel.border_title = "Runs"
             header.type_name = "saved session"
-            header.mode = "read-only"
+            header.mode = "read-only " + transcript_kind(self.config.transcript)
             header.watch = False
             self.watching = False
-            self.query_one(RunStatus).show(Prompt(f"Opening {self.config.transcript}…"))
-            self.query_one(EventsPanel).focus()
+            self.status_line.show(Prompt(f"Opening {self.config.transcript}…"))
+            self.panel.focus()
             self._load_saved()
             return
-        self.query_one(EventsPanel).border_title = "Events"
-        self.query_one(RunStatus).show(Prompt("Opening the project and starting the endpoint…"))
-        self.query_one(EventsPanel).focus()
+        self.panel.border_title = "Events"
+        self.status_line.show(Prompt("Opening the project and starting the endpoint…"))
+        self.panel.focus()
         self._open_workspace()
 
     def _apply_palette(self) -> None:
         palette = palette_for(self.current_theme)
-        timeline = self.query_one(Timeline)
+        timeline = self.timeline
         timeline.palette = palette
-        status = self.query_one(RunStatus)
+        status = self.status_line
         status.palette = palette
-        detail = self.query_one(StepDetail)
+        detail = self.detail
         detail.palette = palette
-        timeline.show_steps(self.view.steps)
+        timeline.redraw()
         status.show(status.state)
         self._refresh_detail()
 
@@ -273,7 +295,7 @@ class CfnDebugApp(App[int]):
                 where = f" The traceback is in {log}."
             except OSError:
                 where = ""
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 f"Internal error (the dashboard keeps running): {text}",
                 "Nothing was lost: the session journal is intact." + where + " Please report it.",
@@ -351,14 +373,14 @@ class CfnDebugApp(App[int]):
         self.workspace_error = None
         self._start_journal()
         self._start_runner()
-        self.query_one(SessionHeader).endpoint = workspace.endpoint_label
+        self.header.endpoint = workspace.endpoint_label
         self._show_events(workspace)
-        first = self.query_one(EventsPanel).first_index()
+        first = self.panel.first_index()
         if first is not None:
             self.selected_event = first
-            self.query_one(EventsPanel).select_index(first)
+            self.panel.select_index(first)
             self._show_function(first)
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"{len(self.events)} events found. Select one and press r to run it.",
                     "e edits it · m changes the replay mode · w watches for saves · "
@@ -366,7 +388,7 @@ class CfnDebugApp(App[int]):
                 )
             )
         else:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     "No events found in this project.",
                     "Add sam-style events under sample_events/ or sam-tests/ "
@@ -381,16 +403,17 @@ class CfnDebugApp(App[int]):
         if not self._ui_alive():
             return
         self.workspace_error = (message.error, message.hint)
-        self.query_one(SessionHeader).type_name = "(no project)"
+        self.header.type_name = "(no project)"
         again = "" if self.read_only else "  Press r to try again, q to quit."
         what = "the saved session" if self.read_only else "the project"
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(f"Could not open {what}: {message.error}", message.hint + again, tone="error")
         )
 
     def _ui_alive(self) -> bool:
         """False while the app shuts down and a late message arrives after the widgets went."""
-        return bool(self.query(RunStatus))
+        stack = self.screen_stack
+        return bool(stack) and bool(stack[0].query(RunStatus))
 
     def _project_root(self) -> Path | None:
         if self.workspace is None:
@@ -405,7 +428,7 @@ class CfnDebugApp(App[int]):
             function, _shape = self.workspace.function_for(self.events[index])
         except CfnDebugError as error:
             function = f"? ({error.detail})"
-        self.query_one(SessionHeader).function = function
+        self.header.function = function
 
     def _close_workspace(self) -> None:
         with self._workspace_lock:
@@ -430,6 +453,9 @@ class CfnDebugApp(App[int]):
 
         path = self.config.transcript
         assert path is not None
+        if self.config.saved is not None:  # `open` read it before starting
+            self.post_message(SessionLoaded(self.config.saved))
+            return
         try:
             session = load_session(path)
         except CfnDebugError as error:
@@ -449,14 +475,14 @@ class CfnDebugApp(App[int]):
         session = message.session
         self.saved = session
         self.session_runs = list(session.runs)
-        header = self.query_one(SessionHeader)
+        header = self.header
         header.type_name = Path(session.project).name if session.project else "saved session"
         header.endpoint = f"{session.endpoint or 'unknown endpoint'} (saved)"
-        panel = self.query_one(EventsPanel)
+        panel = self.panel
         panel.show_runs(self.session_runs, session.problems)
         count = len(self.session_runs)
         problems = f" ({'; '.join(session.problems)})" if session.problems else ""
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 f"Saved session {self.config.transcript}: {count} run{'s' if count != 1 else ''}"
                 f", read-only.{problems}",
@@ -484,16 +510,89 @@ class CfnDebugApp(App[int]):
             ended=True,
             event_name=run.event_name,
         )
-        self.query_one(SessionHeader).function = run.function_name
-        self.query_one(Timeline).show_steps(self.view.steps)
+        self.header.function = run.function_name
+        self.timeline.show_steps(self.view.steps)
         self._title_timeline()
         self._refresh_detail()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A saved session shows (and runs) only what works on it; the step, delay and stop
+        keys show only while they do something (an 80-column footer stays whole)."""
+        if self.read_only and action in LIVE_ONLY:
+            return False
+        if action in CONTEXTUAL:
+            return self._contextual().get(action, True)
+        return True
+
+    def _contextual(self) -> dict[str, bool]:
+        stepping = self.view.awaiting is not None or (self.mode == "step" and not self.running)
+        try:
+            counting = isinstance(self.status_line.state, Countdown)
+        except Exception:  # no main screen yet (starting, shutting down)
+            counting = False
+        return {
+            "advance": stepping,
+            "edit_context": self.view.awaiting is not None,
+            "skip_delay": counting,
+            "cancel_run": self.running,
+        }
+
+    def _footer_follows(self) -> None:
+        """Refresh the footer when what the contextual keys can do changed (not per step)."""
+        now = tuple(self._contextual().values())
+        if now != self._shown_context:
+            self._shown_context = now
+            self.refresh_bindings()
+
+    def action_copy(self) -> None:
+        """y: copy a piece of the selected step, masked as exports are (OSC 52)."""
+        from cfn_debug.app.screens.copy import CopyScreen
+
+        step = self.detail.step
+        if step is None or self.view.run is None:
+            self.bell()
+            self.notify("Select a step first: y copies from the selected step.")
+            return
+        self.push_screen(CopyScreen(step.index, self.detail.active), self._copy_chosen)
+
+    def _copy_chosen(self, what: str | None) -> None:
+        from cfn_debug.export.clip import CLIPS, clip_text
+
+        step, run = self.detail.step, self.view.run
+        if what is None or step is None or run is None:
+            return
+        schema = self.workspace.schema if self.workspace is not None else None
+        steps = self.view.steps if self.view.steps else run.steps
+        index = next((i for i, s in enumerate(steps) if s is step), step.index)
+        text = clip_text(run, steps, index, what, schema.write_only if schema else ())
+        self.copy_to_clipboard(text)
+        self.last_copied = text
+        title = dict(CLIPS)[what]
+        self.notify(
+            f"Copied the {title} of step #{step.index} ({len(text):,} characters).", markup=False
+        )
+
+    def action_search(self) -> None:
+        """/: search the current detail tab."""
+        self.detail.start_search()
+
+    def action_toggle_sidebar(self) -> None:
+        self.panel.toggle_class("-hidden")
+        if self.panel.has_class("-hidden") and self.panel.has_focus:
+            self.timeline.focus()
+
+    def action_maximize_detail(self) -> None:
+        screen = self.main
+        if screen.maximized is not None:
+            screen.minimize()
+        else:
+            screen.maximize(self.detail, container=False)
 
     def _refuse_read_only(self) -> bool:
         """True (after saying so) when the dashboard shows a saved session."""
         if not self.read_only:
             return False
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 "This is a saved session, opened read-only: nothing runs, nothing is edited.",
                 "Open the project with `cfn-debug PROJECT_DIR` to run its events; "
@@ -508,6 +607,15 @@ class CfnDebugApp(App[int]):
     @on(Tree.NodeHighlighted, "#events")
     def _event_highlighted(self, message: Tree.NodeHighlighted[int]) -> None:
         if message.node.data is None:
+            error = self.panel.error_of(message.node)
+            if error is not None:
+                self.status_line.show(
+                    Prompt(
+                        f"Not loaded: {error}",
+                        "Fix the file and restart (or save it in watch mode).",
+                        "error",
+                    )
+                )
             return
         if self.read_only:
             self._show_saved_run(message.node.data)
@@ -544,14 +652,13 @@ class CfnDebugApp(App[int]):
             parsed = parse_event(data, name=spec.name if spec else "edited", path=None)
         except CfnDebugError as error:
             return [(error.field or "", error.detail)]
+        from cfn_debug.event_checks import model_problems
+
         schema = self.workspace.schema if self.workspace is not None else None
-        desired = parsed.normalized.desired
-        if schema is None or desired is None:
+        if schema is None:
             return []
-        return [
-            (f"desiredResourceState{pointer}", text)
-            for pointer, text in schema.input_errors(desired)
-        ]
+        problems = model_problems(schema, parsed.action, parsed.normalized.desired)
+        return [(f"desiredResourceState{pointer}", text) for pointer, text in problems]
 
     def action_edit_event(self) -> None:
         if self._refuse_read_only():
@@ -581,7 +688,7 @@ class CfnDebugApp(App[int]):
         try:
             self.events[index] = parse_event(value, name=original.name, path=original.path)
         except CfnDebugError as error:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"The edited event was not applied: {error}",
                     "Press e to edit it again.",
@@ -590,9 +697,9 @@ class CfnDebugApp(App[int]):
             )
             return
         self.edited.add(index)
-        self.query_one(EventsPanel).mark_edited(index, original)
+        self.panel.mark_edited(index, original)
         self._target(index)
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(f"Edited {original.name} (this session only).", "Press r to run it.", "ok")
         )
 
@@ -608,7 +715,7 @@ class CfnDebugApp(App[int]):
             with self.suspend():
                 subprocess.run([*shlex.split(editor), str(spec.path)], check=False)
         except Exception as error:  # no terminal to hand over (tests, web) or no such editor
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"Could not open $EDITOR ({editor}): {error}",
                     "Set EDITOR, or press e to edit the event here.",
@@ -626,16 +733,16 @@ class CfnDebugApp(App[int]):
         try:
             self.events[index] = load_event(original.path, name=original.name)
         except CfnDebugError as error:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"The event did not reload: {error}", "Fix the file and press E again.", "error"
                 )
             )
             return
         self.edited.discard(index)
-        self.query_one(EventsPanel).mark_edited(index, self.events[index], edited=False)
+        self.panel.mark_edited(index, self.events[index], edited=False)
         self._target(index)
-        self.query_one(RunStatus).show(Prompt(f"Reloaded {original.name} from disk.", tone="ok"))
+        self.status_line.show(Prompt(f"Reloaded {original.name} from disk.", tone="ok"))
 
     # --- running ----------------------------------------------------------------------------
 
@@ -675,7 +782,7 @@ class CfnDebugApp(App[int]):
         if self.workspace is None:
             if self.workspace_error is not None:
                 self.workspace_error = None
-                self.query_one(RunStatus).show(Prompt("Opening the project again…"))
+                self.status_line.show(Prompt("Opening the project again…"))
                 self._open_workspace()
             return
         if self.selected_event is None:
@@ -704,13 +811,14 @@ class CfnDebugApp(App[int]):
 
             event = fresh_request(event)
         self.selected_event = index
-        self.query_one(EventsPanel).select_index(index)
+        self.panel.select_index(index)
         self.view = RunView(self._last_generation, index, mode=self.mode, event_name=event.name)
         self.running = True
-        self.query_one(Timeline).reset()
+        self._footer_follows()
+        self.timeline.reset()
         self._title_timeline()
         self._refresh_detail()
-        self.query_one(RunStatus).show(Prompt(f"Running {event.name}…"))
+        self.status_line.show(Prompt(f"Running {event.name}…"))
         self._show_function(index)
         self._run_chain(self.view.generation, event, runner)
 
@@ -762,18 +870,22 @@ class CfnDebugApp(App[int]):
     def on_watch_update(self, message: WatchUpdate) -> None:
         if not self._ui_alive():
             return
+        self._route(message)
+        self._footer_follows()
+
+    def _route(self, message: WatchUpdate) -> None:
         from cfn_debug import watch
 
         event = message.event
         if isinstance(event, _JournalProblem):
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(event.text, "The runs go on; exports still work.", "error")
             )
         elif isinstance(event, watch.RerunStarted):
             self._rerun_started(event, message.generation)
         elif isinstance(event, watch.ChangeDetected):
             self.last_change, self.last_build = event, None
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"Saved: {self._paths_text(event.paths)}",
                     "Re-running…" if not self.config.build else f"Building: {self.config.build}",
@@ -781,13 +893,13 @@ class CfnDebugApp(App[int]):
             )
             self._refresh_detail()
         elif isinstance(event, watch.BuildStarted):
-            self.query_one(RunStatus).show(Prompt(f"Building: {event.command}…"))
+            self.status_line.show(Prompt(f"Building: {event.command}…"))
         elif isinstance(event, watch.BuildFinished):
             self.last_build = event
             if not event.ok:
                 code = "could not start" if event.returncode is None else f"exit {event.returncode}"
                 last = event.output.strip().splitlines()[-1:] or [""]
-                self.query_one(RunStatus).show(
+                self.status_line.show(
                     Prompt(
                         f"Build failed ({code}): nothing re-ran. {last[0]}",
                         "The Findings tab's Changes section has the build output.",
@@ -799,11 +911,11 @@ class CfnDebugApp(App[int]):
             if message.generation == self.view.generation and self.view.rerun is not None:
                 self.view.ended = True
                 self.running = False
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(event.message, "Fix it and save again: watch mode goes on.", "error")
             )
         elif isinstance(event, watch.WatchReady):
-            self.query_one(SessionHeader).watch = True
+            self.header.watch = True
         elif isinstance(event, watch.Comparison):
             if message.generation == self.view.generation:
                 self.view.comparison = event
@@ -843,14 +955,12 @@ class CfnDebugApp(App[int]):
         self.running = True
         if index is not None:
             self.selected_event = index
-            self.query_one(EventsPanel).select_index(index)
+            self.panel.select_index(index)
             self._show_function(index)
-        self.query_one(Timeline).reset()
+        self.timeline.reset()
         self._title_timeline()
         self._refresh_detail()
-        self.query_one(RunStatus).show(
-            Prompt(f"Re-running {event.event_name} ({event.reason} saved)…")
-        )
+        self.status_line.show(Prompt(f"Re-running {event.event_name} ({event.reason} saved)…"))
 
     def _take_reloaded_events(self) -> None:
         if self.workspace is not None:
@@ -861,17 +971,13 @@ class CfnDebugApp(App[int]):
         self.events = list(workspace.events)
         self.edited.clear()
         errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
-        self.query_one(EventsPanel).show_events(
-            self.events, self._project_root(), self.edited, errors
-        )
+        self.panel.show_events(self.events, self._project_root(), self.edited, errors)
         schema = workspace.schema
-        self.query_one(SessionHeader).type_name = (
-            schema.type_name if schema is not None else "(no schema)"
-        )
+        self.header.type_name = schema.type_name if schema is not None else "(no schema)"
 
     def _chain_event(self, record: Any) -> None:
         view = self.view
-        status = self.query_one(RunStatus)
+        status = self.status_line
         if isinstance(record, RunStarted):
             view.run = record.run
             self._title_timeline()
@@ -906,14 +1012,14 @@ class CfnDebugApp(App[int]):
 
     def _add_step(self, step: Step) -> None:
         self.view.steps.append(step)
-        self.query_one(Timeline).queue_step(step)  # its cursor move refreshes the detail
+        self.timeline.queue_step(step)  # its cursor move refreshes the detail
 
     def _run_ended(self, run: RunRecord) -> None:
         view = self.view
         view.run, view.ended, view.awaiting = run, True, None
         if len(run.steps) >= len(view.steps):
             view.steps = list(run.steps)
-        self.query_one(Timeline).finish(view.steps, landing_row(view.steps))
+        self.timeline.finish(view.steps, landing_row(view.steps))
         if view.rerun is not None:
             self.running = False
         self._title_timeline()
@@ -929,7 +1035,7 @@ class CfnDebugApp(App[int]):
             hint = self._already_exists_hint(view.run)
         if view.comparison is not None:
             text = f"{text}  {comparison_line(view.comparison)}"
-        self.query_one(RunStatus).show(Prompt(text, hint, tone))
+        self.status_line.show(Prompt(text, hint, tone))
 
     def _already_exists_hint(self, run: RunRecord) -> str:
         """AlreadyExists after an earlier run of this session created the same Name: say so,
@@ -964,14 +1070,14 @@ class CfnDebugApp(App[int]):
         if self._refuse_read_only():
             return
         if not self._is_demo():
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     "R resets the bundled demo's state; this project is not the demo.", tone="warn"
                 )
             )
             return
         if self.running:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt("A chain is running: stop it (x) before resetting the demo.", tone="warn")
             )
             return
@@ -980,11 +1086,11 @@ class CfnDebugApp(App[int]):
         try:
             root = reset_state(self.config.env_vars)
         except OSError as error:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(f"Could not reset the demo's state: {error}", tone="error")
             )
             return
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 f"Demo state reset ({root}): every widget your runs created is gone.",
                 "The seed widgets come back with the next invocation.",
@@ -994,7 +1100,7 @@ class CfnDebugApp(App[int]):
 
     def _title_timeline(self) -> None:
         """The timeline's border says whose chain it is: event, action, function, status."""
-        view, timeline = self.view, self.query_one(Timeline)
+        view, timeline = self.view, self.timeline
         run = view.run
         name = (run.event_name if run else None) or view.event_name
         if name is None:
@@ -1014,7 +1120,7 @@ class CfnDebugApp(App[int]):
             parts.append("starting")
         if view.rerun is not None:
             parts.append("re-run on save")
-        timeline.border_title = "Timeline · " + " · ".join(parts)
+        timeline.border_title = escape(printable("Timeline · " + " · ".join(parts)))
 
     def on_run_failed(self, message: RunFailed) -> None:
         if not self._ui_alive():
@@ -1022,7 +1128,7 @@ class CfnDebugApp(App[int]):
         if message.generation != self.view.generation:
             return
         self.view.ended = True
-        self.query_one(RunStatus).show(Prompt(message.error, message.hint, "error"))
+        self.status_line.show(Prompt(message.error, message.hint, "error"))
 
     def on_run_finished(self, message: RunFinished) -> None:
         if not self._ui_alive():
@@ -1045,7 +1151,7 @@ class CfnDebugApp(App[int]):
         if not self._ui_alive():
             return
         steps = self.view.steps
-        timeline = self.query_one(Timeline)
+        timeline = self.timeline
         if row is None:
             row = timeline.cursor_row if timeline.row_count else -1
         step = steps[row] if 0 <= row < len(steps) else None
@@ -1055,7 +1161,7 @@ class CfnDebugApp(App[int]):
                 limit = self.workspace.schema.handler_timeout_s(steps[0].action)
             except Exception:
                 limit = None
-        detail = self.query_one(StepDetail)
+        detail = self.detail
         detail.changes = self._changes()
         detail.show(step, steps, self.view.run if self.view.ended else None, limit)
 
@@ -1074,12 +1180,12 @@ class CfnDebugApp(App[int]):
             paths,
             build,
             view.comparison,
-            self.query_one(StepDetail).palette,
+            self.detail.palette,
             deterministic=self.config.deterministic,
         )
 
     def action_show_tab(self, tab: str) -> None:
-        self.query_one(StepDetail).active = tab
+        self.detail.active = tab
 
     # --- replay controls --------------------------------------------------------------------
 
@@ -1093,10 +1199,11 @@ class CfnDebugApp(App[int]):
 
     def _show_mode(self) -> None:
         """The header shows the mode; one changed during a run applies to the next run."""
+        self._footer_follows()
         if self.read_only:
             return
         pending = self.running and self.mode != self.view.mode
-        self.query_one(SessionHeader).mode = f"{self.mode} (next run)" if pending else self.mode
+        self.header.mode = f"{self.mode} (next run)" if pending else self.mode
 
     def action_advance(self) -> None:
         if self._refuse_read_only():
@@ -1136,7 +1243,7 @@ class CfnDebugApp(App[int]):
         if value is ... or awaiting is None:
             return
         self.pending_context = value
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 f"Step mode: invocation #{awaiting.next_index} is ready (callbackContext edited).",
                 "s sends it · c edits its callbackContext · x stops the chain",
@@ -1146,7 +1253,7 @@ class CfnDebugApp(App[int]):
     def action_skip_delay(self) -> None:
         if self._refuse_read_only():
             return
-        status = self.query_one(RunStatus)
+        status = self.status_line
         control = self.control
         if control is None or not isinstance(status.state, Countdown):
             self.bell()
@@ -1170,13 +1277,13 @@ class CfnDebugApp(App[int]):
             return
         if self.watcher is not None or (self.watching and self.workspace is None):
             self._stop_watching()
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt("Watch mode off.", "w watches the handler sources, schema and events again.")
             )
             return
         self.watching = True
         if self.workspace is None:
-            self.query_one(SessionHeader).watch = True
+            self.header.watch = True
             return  # it starts when the project opens
         self._start_watching()
 
@@ -1200,9 +1307,9 @@ class CfnDebugApp(App[int]):
         self.watching = True
         if self.selected_event is not None:
             self._target(self.selected_event)
-        self.query_one(SessionHeader).watch = True
+        self.header.watch = True
         build = f", then `{self.config.build}`" if self.config.build else ""
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 "Watch mode on: saving a handler source, the schema or an event file re-runs "
                 f"the selected event{build}.",
@@ -1218,7 +1325,7 @@ class CfnDebugApp(App[int]):
         if watcher is not None:
             watcher.stop()
         self.workers.cancel_group(self, "watch")
-        self.query_one(SessionHeader).watch = False
+        self.header.watch = False
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def _watch_files(self, watcher: Any) -> None:
@@ -1233,7 +1340,7 @@ class CfnDebugApp(App[int]):
         if not self._ui_alive():
             return
         self._stop_watching()
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(f"Watch mode stopped: {message.error}", "Press w to watch again.", "error")
         )
 
@@ -1259,12 +1366,12 @@ class CfnDebugApp(App[int]):
 
             base = default_journal_path()
         if not self.session_runs:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt("Nothing to export yet.", "Run an event first (r).", "warn")
             )
             return
         target = export_target(base, fmt)
-        self.query_one(RunStatus).show(Prompt(f"Exporting the session to {target}…"))
+        self.status_line.show(Prompt(f"Exporting the session to {target}…"))
         self._write_export(fmt, target, self._export_session())
 
     def _export_session(self) -> Any:
@@ -1297,15 +1404,13 @@ class CfnDebugApp(App[int]):
             return
         self.last_export = message.path
         if message.error is not None:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(f"The export failed: {message.error}", "Check the directory.", "error")
             )
             return
         title = dict(EXPORT_FORMATS).get(message.fmt, message.fmt)
-        self.query_one(RunStatus).show(
-            Prompt(f"Exported the session as {title}: {message.path}", tone="ok")
-        )
-        self.notify(f"Exported {message.path}", title="Export")
+        self.status_line.show(Prompt(f"Exported the session as {title}: {message.path}", tone="ok"))
+        self.notify(f"Exported {printable(str(message.path))}", title="Export", markup=False)
 
     # --- misc -------------------------------------------------------------------------------
 
@@ -1326,15 +1431,23 @@ class CfnDebugApp(App[int]):
             self.push_screen(HelpScreen(shown, saved=self.read_only))
 
     def action_screenshot(self) -> None:
-        target = Path(os.getcwd()) / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
+        """An SVG of the screen shown, credentials masked, in the state directory (or
+        --screenshot-dir): never into the project."""
+        from cfn_debug.session import state_dir
+
+        folder = self.config.screenshot_dir or state_dir() / "screenshots"
+        target = folder / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
         svg = scrub_secrets(self.export_screenshot(title="cfn-debug"), self._known_secrets())
         try:
+            folder.mkdir(parents=True, exist_ok=True)
             target.write_text(svg, encoding="utf-8")
         except OSError as error:
-            self.notify(f"Could not save the screenshot: {error}", severity="error")
+            self.notify(
+                printable(f"Could not save the screenshot: {error}"), severity="error", markup=False
+            )
             return
         self.last_screenshot = target
-        self.notify(f"Saved {target}")
+        self.notify(printable(f"Saved {target}"), markup=False)
 
     def _known_secrets(self) -> set[str]:
         """Every credential value the session carries (events, profile): none may be drawn."""
@@ -1370,6 +1483,11 @@ class CfnDebugApp(App[int]):
 @dataclass(frozen=True)
 class _JournalProblem:
     text: str
+
+
+def transcript_kind(path: Path | None) -> str:
+    """What `cfn-debug open` shows: a session journal (.jsonl) or a JSON transcript."""
+    return "session journal" if path is not None and path.suffix == ".jsonl" else "JSON transcript"
 
 
 def _error_code(run: RunRecord) -> str | None:

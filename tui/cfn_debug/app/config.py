@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 Mode = Literal["auto", "step", "stop"]
 MODES: tuple[Mode, ...] = ("auto", "step", "stop")
@@ -28,6 +28,10 @@ class AppConfig:
     journal: Path | None = None
     #: `cfn-debug open TRANSCRIPT`: show this saved session read-only (no endpoint, no runs).
     transcript: Path | None = None
+    #: The saved session already read from ``transcript`` (`open` reads it before starting).
+    saved: Any = None
+    #: Where Ctrl+S writes screenshots (`--screenshot-dir`); None: the state directory.
+    screenshot_dir: Path | None = None
     mode: Mode = "auto"
     #: Passed to the embedded endpoint (SAM's --env-vars shape), e.g. the demo's state dir.
     env_vars: dict[str, dict[str, str]] | None = None
@@ -42,6 +46,7 @@ class AppConfig:
         schema = getattr(args, "schema", None)
         journal = getattr(args, "journal", None)
         transcript = getattr(args, "transcript", None)
+        shots = getattr(args, "screenshot_dir", None)
         return cls(
             project_dir=Path(project) if project else None,
             endpoint=getattr(args, "endpoint", None),
@@ -55,4 +60,5 @@ class AppConfig:
             build=getattr(args, "build", None),
             journal=Path(journal) if journal else None,
             transcript=Path(transcript) if transcript else None,
+            screenshot_dir=Path(shots) if shots else None,
         )

@@ -4,6 +4,7 @@ TRANSCRIPT`: show a saved session in it, read-only."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -17,13 +18,17 @@ def ui_command(args: argparse.Namespace) -> int:
 
 def open_command(args: argparse.Namespace) -> int:
     """Reopen a JSON transcript or a session journal: no endpoint starts, nothing runs."""
+    from cfn_debug.export import load_session
+
     path = Path(args.transcript)
     if not path.is_file():
         raise JournalError(
             "no such file (expected a JSON transcript or a .jsonl session journal)",
             path=path,
         )
-    return _run(AppConfig(transcript=path))
+    # Read before the dashboard starts: a file that is no transcript is a one-line error, exit 2.
+    saved = load_session(path)
+    return _run(dataclasses.replace(AppConfig.from_args(args), transcript=path, saved=saved))
 
 
 def _run(config: AppConfig) -> int:
@@ -40,4 +45,8 @@ def _run(config: AppConfig) -> int:
             file=sys.stderr,
         )
         return 2
+    finally:
+        journal = app.journal
+        if journal is not None and journal.path.exists():
+            print(f"cfn-debug: session journal: {journal.path}", file=sys.stderr)
     return app.return_code or 0

@@ -11,6 +11,7 @@ and ``reset_state`` empties the demo's store (its seed widgets come back on the 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import shutil
 import tempfile
@@ -42,14 +43,31 @@ def is_demo(project_root: Path | str | None) -> bool:
         return False
 
 
+@functools.cache
+def seeded_names() -> frozenset[str]:
+    """The Names of the widgets every demo state starts with (store.py's SEED_WIDGETS)."""
+    import importlib.util
+
+    path = PROJECT_DIR / "src" / "cfndebug_demo_widget" / "store.py"
+    spec = importlib.util.spec_from_file_location("_cfn_debug_demo_store", path)
+    if spec is None or spec.loader is None:
+        return frozenset()
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return frozenset(str(seed["Name"]) for seed in module.SEED_WIDGETS)
+
+
 def fresh_request(event: EventSpec) -> EventSpec:
-    """``event`` as a new request: a new clientRequestToken, and for a create a unique Name."""
+    """``event`` as a new request: a new clientRequestToken, and for a create a unique Name.
+
+    A Name the demo seeds is pinned: the event means that widget (a fault that needs the Name
+    taken, such as FailedWithoutErrorCode, names a seed widget on purpose)."""
     norm = event.normalized
     changes: dict[str, Any] = {"client_request_token": str(uuid.uuid4())}
     desired = norm.desired
     if event.action is Action.CREATE and isinstance(desired, dict):
         name = desired.get("Name")
-        if isinstance(name, str) and name:
+        if isinstance(name, str) and name and name not in seeded_names():
             suffix = uuid.uuid4().hex[:SUFFIX_LEN]
             base = name[: NAME_MAX - SUFFIX_LEN - 1]
             changes["desired"] = {**desired, "Name": f"{base}-{suffix}"}

@@ -6,10 +6,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
+
+from cfn_debug.textsafe import printable
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
@@ -62,6 +65,8 @@ class EventsPanel(Tree[int]):
         self.show_root = False
         self.guide_depth = 2
         self._leaves: dict[int, TreeNode[int]] = {}
+        #: The error of each event file that did not load, by its leaf's node id.
+        self._errors: dict[int, str] = {}
 
     def show_events(
         self,
@@ -72,6 +77,7 @@ class EventsPanel(Tree[int]):
     ) -> None:
         self.clear()
         self._leaves.clear()
+        self._errors.clear()
         groups: dict[tuple[str, str], list[int]] = defaultdict(list)
         for index, event in enumerate(events):
             groups[(_action_name(event), event_source(event, root))].append(index)
@@ -85,13 +91,13 @@ class EventsPanel(Tree[int]):
         if errors:
             branch = self.root.add(f"⚠ {len(errors)} event file(s) not loaded", expand=True)
             for message in errors:
-                branch.add_leaf(message)
+                self._errors[branch.add_leaf(Text(printable(message))).id] = message
         for key in sorted(groups, key=order):
             action, source = key
-            branch = self.root.add(f"{action} · {source}", expand=True)
+            branch = self.root.add(Text(printable(f"{action} · {source}")), expand=True)
             for index in groups[key]:
                 label = short_name(events[index]) + (" *" if index in edited else "")
-                self._leaves[index] = branch.add_leaf(label, data=index)
+                self._leaves[index] = branch.add_leaf(Text(printable(label)), data=index)
         if not events:
             self.root.add_leaf("No events found (sample_events/, sam-tests/, inputs/)")
 
@@ -102,7 +108,7 @@ class EventsPanel(Tree[int]):
         if problems:
             branch = self.root.add(f"⚠ {len(problems)} problem(s) reading it", expand=True)
             for message in problems:
-                branch.add_leaf(message)
+                branch.add_leaf(Text(printable(message)))
         branch = self.root.add(f"Runs ({len(runs)})", expand=True)
         for index, run in enumerate(runs):
             status = run.final_status or (run.end_reason.value if run.end_reason else "cut short")
@@ -111,7 +117,7 @@ class EventsPanel(Tree[int]):
                 f"{index + 1}. {run.event_name.rsplit('/', 1)[-1]} {run.action.value} "
                 f"{status} ({steps} step{'s' if steps != 1 else ''})"
             )
-            self._leaves[index] = branch.add_leaf(label, data=index)
+            self._leaves[index] = branch.add_leaf(Text(printable(label)), data=index)
         if not runs:
             branch.add_leaf("No runs in this session")
 
@@ -119,7 +125,11 @@ class EventsPanel(Tree[int]):
         """The leaf's ``*`` says the session runs an edit, not the file."""
         node = self._leaves.get(index)
         if node is not None:
-            node.set_label(short_name(event) + (" *" if edited else ""))
+            node.set_label(Text(printable(short_name(event) + (" *" if edited else ""))))
+
+    def error_of(self, node: TreeNode[int]) -> str | None:
+        """The load error a leaf of the "not loaded" branch stands for."""
+        return self._errors.get(node.id)
 
     def action_run_cursor(self) -> None:
         node = self.cursor_node

@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from cfn_debug.app.render import scrub
+from cfn_debug.textsafe import printable
 
 
 class SessionHeader(Static):
@@ -21,12 +22,12 @@ class SessionHeader(Static):
         self._deterministic = deterministic
 
     def render(self) -> Text:
-        endpoint = scrub(self.endpoint) if self._deterministic else self.endpoint
-        text = Text(f" {self.type_name}", style="bold")
+        endpoint = printable(scrub(self.endpoint) if self._deterministic else self.endpoint)
+        text = Text(f" {printable(self.type_name)}", style="bold")
         text.append("  │  ", style="dim")
         text.append(endpoint)
         text.append(" → ", style="dim")
-        text.append(self.function, style="bold")
+        text.append(printable(self.function), style="bold")
         text.append("  │  ", style="dim")
         text.append("mode ", style="dim")
         text.append(self.mode, style="bold")

@@ -24,7 +24,12 @@ from cfn_debug.records import Step
 FLUSH_S = 0.05
 STREAM_FLUSH_S = 0.25
 
-COLUMNS = ("#", "Action", "Status", "Duration (limit)", "Delay", "Findings", "Changed")
+#: What matters first comes first: at 80 columns the status, duration and findings stay in view
+#: (the action is the chain's, named in the border title too).
+COLUMNS = ("#", "Status", "Duration (limit)", "Findings", "Delay", "Changed", "Action")
+#: Duration bars by the timeline's width: (narrower than, bar width); else BAR_WIDEST.
+BAR_WIDTHS = ((72, 8), (150, 16))
+BAR_WIDEST = 32
 
 
 class Timeline(DataTable[Text]):
@@ -38,6 +43,9 @@ class Timeline(DataTable[Text]):
         self._pending: list[Step] = []
         self._flush_timer: Timer | None = None
         self._last_flush = 0.0
+        #: The steps shown, in order (rows are drawn from them again on a resize or a theme).
+        self.steps: list[Step] = []
+        self.bar_width = 16
         #: True while the cursor follows the newest row; a user's move away clears it.
         self.follow = True
         self._placing = False
@@ -59,6 +67,12 @@ class Timeline(DataTable[Text]):
         for label in COLUMNS:
             self.add_column(label, key=label)
 
+    def on_resize(self) -> None:
+        width = next((w for below, w in BAR_WIDTHS if self.size.width < below), BAR_WIDEST)
+        if width != self.bar_width:
+            self.bar_width = width
+            self.redraw()
+
     def row_cells(self, step: Step) -> list[Text]:
         p = self.palette
         findings = len(step.findings)
@@ -66,16 +80,23 @@ class Timeline(DataTable[Text]):
         delay = format_duration(step.callback_delay_s) if step.callback_delay_s else "-"
         return [
             Text(str(step.index), justify="right"),
-            Text(step.action.value),
             status_text(step_status(step), p),
-            duration_bar(step.duration_s, step.limit_s, p, deterministic=self._deterministic),
-            Text(delay, style=p.muted, justify="right"),
+            duration_bar(
+                step.duration_s,
+                step.limit_s,
+                p,
+                width=self.bar_width,
+                deterministic=self._deterministic,
+            ),
             Text(str(findings), style=f"bold {p.error}" if findings else p.muted, justify="right"),
+            Text(delay, style=p.muted, justify="right"),
             Text(str(changed_properties(step)), justify="right"),
+            Text(step.action.value),
         ]
 
     def queue_step(self, step: Step) -> None:
         """Add a step's row soon; the cursor follows the newest row if it was on the last one."""
+        self.steps.append(step)
         self._pending.append(step)
         if self._deterministic:
             self.flush()
@@ -100,6 +121,7 @@ class Timeline(DataTable[Text]):
             self.place(self.row_count - 1)
 
     def reset(self) -> None:
+        self.steps = []
         self._pending.clear()
         self._placing = True
         try:
@@ -112,6 +134,7 @@ class Timeline(DataTable[Text]):
         """Show exactly ``steps``; the cursor goes to ``row``, else stays on its row number."""
         cursor = self.cursor_row if row is None else row
         self.reset()
+        self.steps = list(steps)
         self._placing = True
         try:
             for step in steps:
@@ -134,3 +157,9 @@ class Timeline(DataTable[Text]):
         self.follow = follow
         if steps and follow:
             self.place(min(row, len(steps) - 1))
+
+    def redraw(self) -> None:
+        """Every row again (a theme change, a new width): same rows, same cursor, same follow."""
+        follow = self.follow
+        self.show_steps(list(self.steps), self.cursor_row)
+        self.follow = follow
