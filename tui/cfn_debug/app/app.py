@@ -13,13 +13,12 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
-from rich.markup import escape
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.message import Message
@@ -29,6 +28,9 @@ from textual.widgets import DataTable, Tree
 from cfn_debug.app.actions import ACTIONS, CONTEXTUAL, LIVE_ONLY, TABS, bindings
 from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import MODES, AppConfig
+from cfn_debug.app.editing import context_problems, restore_redacted
+from cfn_debug.app.journaling import SessionLog
+from cfn_debug.app.masking import known_secrets, scrub_secrets
 from cfn_debug.app.messages import (
     ExportFinished,
     RunFailed,
@@ -40,10 +42,18 @@ from cfn_debug.app.messages import (
     WorkspaceReady,
 )
 from cfn_debug.app.render import changes_section
+from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.json_editor import JsonEditor
 from cfn_debug.app.screens.main import MainScreen
-from cfn_debug.app.summary import error_hint, run_summary
+from cfn_debug.app.summary import (
+    comparison_line,
+    error_code,
+    error_hint,
+    landing_row,
+    run_summary,
+    transcript_kind,
+)
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
 from cfn_debug.app.transcripts import EXPORT_FORMATS
 from cfn_debug.app.widgets.events_panel import EventsPanel
@@ -57,7 +67,6 @@ from cfn_debug.records import (
     AwaitingStep,
     DelayStarted,
     InvocationStarted,
-    Level,
     RunEnded,
     RunRecord,
     RunStarted,
@@ -107,25 +116,6 @@ def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
     return entry.contract
 
 
-@dataclass
-class RunView:
-    """The run the dashboard shows: what the engine has streamed so far."""
-
-    generation: int
-    event_index: int | None
-    mode: str = "auto"
-    run: RunRecord | None = None
-    steps: list[Step] = field(default_factory=list)
-    awaiting: AwaitingStep | None = None
-    ended: bool = False
-    invocations: list[InvocationStarted] = field(default_factory=list)
-    #: Watch mode: the save that started this re-run (None for a run the user started).
-    rerun: Any = None
-    #: Its findings against the previous run of the same event (cfn_debug.watch.Comparison).
-    comparison: Any = None
-    event_name: str | None = None
-
-
 #: More UI errors than this within ERROR_WINDOW_S is a loop the app cannot show its way out of.
 ERROR_BURST = 10
 ERROR_WINDOW_S = 1.0
@@ -159,8 +149,7 @@ class CfnDebugApp(App[int]):
         self.saved: Session | None = None
         #: Every run of this session, as it ended (what an export writes).
         self.session_runs: list[RunRecord] = []
-        self.journal: Journal | None = None
-        self.journal_error: str | None = None
+        self.session_log = SessionLog(self.config.journal, self._journal_problem)
         #: Runs the user starts, and (while watch mode is on) the re-runs saves start.
         self.runner: DashboardWatcher | None = None
         self.watcher: DashboardWatcher | None = None
@@ -304,44 +293,20 @@ class CfnDebugApp(App[int]):
         )
 
     def _error_log_path(self) -> Path | None:
-        if self.journal is not None:
-            return self.journal.path.with_suffix(".errors.log")
-        return None
+        return self.session_log.errors_path
 
     # --- the session journal ----------------------------------------------------------------
 
-    def _start_journal(self) -> None:
-        from cfn_debug.session import Journal
-
-        if self.journal is not None or self.workspace is None:
-            return
-        self.journal = Journal(
-            self.config.journal,
-            project=str(self.workspace.project.root),
-            endpoint=self.workspace.endpoint_label,
-        )
+    @property
+    def journal(self) -> Journal | None:
+        return self.session_log.journal
 
     @property
     def journal_path(self) -> Path | None:
-        if self.read_only:
-            return self.config.transcript
-        if self.journal is not None:
-            return self.journal.path
-        return self.config.journal
+        return self.config.transcript if self.read_only else self.session_log.path
 
-    def _record(self, event: Any) -> None:
-        """Journal a ChainEvent as it arrives (on the worker's side: nothing the UI does can
-        keep a step out of the journal)."""
-        journal = self.journal
-        if journal is None or self.journal_error is not None:
-            return
-        try:
-            journal.record(event)
-        except Exception as error:  # a full disk must not stop the run: say so once
-            self.journal_error = str(error)
-            self.post_message(
-                WatchUpdate(_JournalProblem(f"The session journal stopped: {error}"), None)
-            )
+    def _journal_problem(self, text: str) -> None:
+        self.post_message(WatchUpdate(_JournalProblem(text), None))
 
     # --- the workspace ----------------------------------------------------------------------
 
@@ -371,9 +336,11 @@ class CfnDebugApp(App[int]):
             return
         workspace = message.workspace
         self.workspace_error = None
-        self._start_journal()
+        if self.workspace is not None:
+            self.session_log.start(self.workspace)
         self._start_runner()
         self.header.endpoint = workspace.endpoint_label
+        self.header.aws = str(getattr(workspace, "aws_description", "") or "")
         self._show_events(workspace)
         first = self.panel.first_index()
         if first is not None:
@@ -439,8 +406,7 @@ class CfnDebugApp(App[int]):
                 watcher.stop()
         if workspace is not None:
             workspace.close()
-        if self.journal is not None:
-            self.journal.close()
+        self.session_log.close()
 
     def on_unmount(self) -> None:
         self._close_workspace()
@@ -850,7 +816,7 @@ class CfnDebugApp(App[int]):
         from cfn_debug.watch import ChangeDetected, RerunStarted
 
         if isinstance(event, RunStarted | StepCompleted | RunEnded):
-            self._record(event)
+            self.session_log.record(event)
             if isinstance(event, RunEnded):
                 self.session_runs.append(event.run)
         generation: int | None
@@ -1031,7 +997,7 @@ class CfnDebugApp(App[int]):
         if view.run is None or not view.ended:
             return
         text, hint, tone = run_summary(view.run, single=view.mode == "stop")
-        if view.run.final_status == "FAILED" and _error_code(view.run) == "AlreadyExists":
+        if view.run.final_status == "FAILED" and error_code(view.run) == "AlreadyExists":
             hint = self._already_exists_hint(view.run)
         if view.comparison is not None:
             text = f"{text}  {comparison_line(view.comparison)}"
@@ -1099,28 +1065,7 @@ class CfnDebugApp(App[int]):
         )
 
     def _title_timeline(self) -> None:
-        """The timeline's border says whose chain it is: event, action, function, status."""
-        view, timeline = self.view, self.timeline
-        run = view.run
-        name = (run.event_name if run else None) or view.event_name
-        if name is None:
-            timeline.border_title = "Timeline"
-            return
-        parts = [name.rsplit("/", 1)[-1]]  # the folder is in the events panel already
-        if run is not None:
-            parts += [run.action.value, run.function_name]
-            if view.ended:
-                status = run.final_status or (
-                    run.end_reason.value if run.end_reason else "interrupted"
-                )
-            else:
-                status = "running"
-            parts.append(status)
-        else:
-            parts.append("starting")
-        if view.rerun is not None:
-            parts.append("re-run on save")
-        timeline.border_title = escape(printable("Timeline · " + " · ".join(parts)))
+        self.timeline.show_title(self.view)
 
     def on_run_failed(self, message: RunFailed) -> None:
         if not self._ui_alive():
@@ -1233,7 +1178,7 @@ class CfnDebugApp(App[int]):
         editor = JsonEditor(
             f"callbackContext for invocation #{awaiting.next_index} (a JSON object, or null)",
             current,
-            _context_problems,
+            context_problems,
             apply_label="Use it (Ctrl+S)",
         )
         self.push_screen(editor, self._context_edited)
@@ -1451,13 +1396,10 @@ class CfnDebugApp(App[int]):
 
     def _known_secrets(self) -> set[str]:
         """Every credential value the session carries (events, profile): none may be drawn."""
-        found: set[str] = set()
         sources: list[Any] = [event.data for event in self.events]
         if self.workspace is not None:
             sources.append(getattr(self.workspace.defaults, "credentials", None))
-        for source in sources:
-            _collect_secrets(source, found, inside=False)
-        return {s for s in found if len(s) >= 8}
+        return known_secrets(sources)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for action in ACTIONS:
@@ -1483,86 +1425,3 @@ class CfnDebugApp(App[int]):
 @dataclass(frozen=True)
 class _JournalProblem:
     text: str
-
-
-def transcript_kind(path: Path | None) -> str:
-    """What `cfn-debug open` shows: a session journal (.jsonl) or a JSON transcript."""
-    return "session journal" if path is not None and path.suffix == ".jsonl" else "JSON transcript"
-
-
-def _error_code(run: RunRecord) -> str | None:
-    last = run.steps[-1].result if run.steps else None
-    progress = last.progress if last is not None and last.progress else {}
-    code = progress.get("errorCode")
-    return code if isinstance(code, str) else None
-
-
-def landing_row(steps: list[Step]) -> int:
-    """Where the cursor goes when a chain ends: the first step with a MUST finding, else the
-    last step."""
-    for row, step in enumerate(steps):
-        if any(f.level is Level.MUST for f in step.findings):
-            return row
-    return len(steps) - 1
-
-
-def comparison_line(comparison: Any) -> str:
-    """One line: the findings fixed, new and still failing against the previous run."""
-    parts = []
-    for label, findings in (
-        ("fixed", comparison.fixed),
-        ("new", comparison.new),
-        ("still failing", comparison.still),
-    ):
-        if findings:
-            parts.append(f"{label} " + ", ".join(sorted({f.rule_id for f in findings})))
-    if not parts:
-        return "Since the last run: no findings then or now."
-    return "Since the last run: " + " · ".join(parts) + "."
-
-
-def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
-    from cfn_debug.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS
-
-    if isinstance(value, dict):
-        for key, item in value.items():
-            lowered = str(key).lower()
-            secret = inside or lowered in SECRET_KEYS or lowered in CREDENTIAL_CONTAINERS
-            _collect_secrets(item, found, inside=secret)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _collect_secrets(item, found, inside=inside)
-    elif inside and isinstance(value, str):
-        found.add(value)
-    elif hasattr(value, "__dict__") and not isinstance(value, str | int | float | bool):
-        _collect_secrets(vars(value), found, inside=True)
-
-
-def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every known secret (and anything that looks like an access key) masked."""
-    from cfn_debug.redact import redact_text
-
-    return redact_text(text, sorted(secrets, key=len, reverse=True))
-
-
-def restore_redacted(edited: Any, original: Any) -> Any:
-    """The editor shows credentials redacted; put the original values back where the marker
-    is still in place (anything the user typed over it is kept)."""
-    from cfn_debug.redact import REDACTED
-
-    if edited == REDACTED:
-        return original
-    if isinstance(edited, dict) and isinstance(original, dict):
-        return {k: restore_redacted(v, original.get(k)) for k, v in edited.items()}
-    if isinstance(edited, list) and isinstance(original, list):
-        return [
-            restore_redacted(v, original[i] if i < len(original) else None)
-            for i, v in enumerate(edited)
-        ]
-    return edited
-
-
-def _context_problems(value: Any) -> list[tuple[str, str]]:
-    if value is None or isinstance(value, dict):
-        return []
-    return [("", f"expected a JSON object or null, got {type(value).__name__}")]

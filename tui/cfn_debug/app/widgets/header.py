@@ -16,6 +16,9 @@ class SessionHeader(Static):
     function: reactive[str] = reactive("-")
     mode: reactive[str] = reactive("auto")
     watch: reactive[bool] = reactive(False)
+    #: Which AWS the handlers talk to (local with its URL, real with profile and account, or
+    #: none), as the workspace describes it; empty until the engine offers a description.
+    aws: reactive[str] = reactive("")
 
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -28,6 +31,10 @@ class SessionHeader(Static):
         text.append(endpoint)
         text.append(" → ", style="dim")
         text.append(printable(self.function), style="bold")
+        if self.aws:
+            text.append("  │  ", style="dim")
+            text.append("AWS ", style="dim")
+            text.append(printable(scrub(self.aws) if self._deterministic else self.aws))
         text.append("  │  ", style="dim")
         text.append("mode ", style="dim")
         text.append(self.mode, style="bold")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.markup import escape
 from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.timer import Timer
@@ -17,7 +18,9 @@ from cfn_debug.app.render import (
     status_text,
     step_status,
 )
+from cfn_debug.app.runview import RunView
 from cfn_debug.records import Step
+from cfn_debug.textsafe import printable
 
 #: A row shows this soon after its step completes; while steps stream in (the last batch was
 #: recent) rows are added in batches every STREAM_FLUSH_S: one layout pass per batch.
@@ -163,3 +166,26 @@ class Timeline(DataTable[Text]):
         follow = self.follow
         self.show_steps(list(self.steps), self.cursor_row)
         self.follow = follow
+
+    def show_title(self, view: RunView) -> None:
+        """The border says whose chain it is: event, action, function, status."""
+        run = view.run
+        name = (run.event_name if run else None) or view.event_name
+        if name is None:
+            self.border_title = "Timeline"
+            return
+        parts = [name.rsplit("/", 1)[-1]]  # the folder is in the events panel already
+        if run is not None:
+            parts += [run.action.value, run.function_name]
+            if view.ended:
+                status = run.final_status or (
+                    run.end_reason.value if run.end_reason else "interrupted"
+                )
+            else:
+                status = "running"
+            parts.append(status)
+        else:
+            parts.append("starting")
+        if view.rerun is not None:
+            parts.append("re-run on save")
+        self.border_title = escape(printable("Timeline · " + " · ".join(parts)))
