@@ -170,6 +170,19 @@ def test_open_of_a_file_that_is_no_transcript_exits_2(tmp_path: Path) -> None:
     assert len(lines) == 1 and "notes.txt" in lines[0], done.stderr
 
 
+def test_the_dashboard_without_a_terminal_exits_2_with_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cfn_debug.cli", "ui", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, (done.stdout[-500:], done.stderr[-500:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs a terminal" in lines[0], done.stderr
+
+
 def test_quitting_prints_the_journal_path(
     demo_state: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -185,6 +198,7 @@ def test_quitting_prints_the_journal_path(
         App.run(self, headless=True, size=SIZE, auto_pilot=drive)  # type: ignore[arg-type]
 
     monkeypatch.setattr(CfnDebugApp, "run", run_headless)
+    monkeypatch.setattr(launch, "_no_terminal", lambda: None)  # headless is the test's terminal
     assert launch._run(demo_config(demo_state)) == 0
     err = capsys.readouterr().err
     assert f"session journal: {demo_state / 'session.jsonl'}" in err

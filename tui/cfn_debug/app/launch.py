@@ -31,9 +31,28 @@ def open_command(args: argparse.Namespace) -> int:
     return _run(dataclasses.replace(AppConfig.from_args(args), transcript=path, saved=saved))
 
 
+def _no_terminal() -> str | None:
+    """Why the dashboard cannot draw here (no terminal on stdin or stdout), else None."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        try:
+            if stream is None or not stream.isatty():
+                return f"{name} is not a terminal"
+        except (AttributeError, ValueError):  # closed or replaced
+            return f"{name} is not a terminal"
+    return None
+
+
 def _run(config: AppConfig) -> int:
     from cfn_debug.app.app import CfnDebugApp
 
+    missing = _no_terminal()
+    if missing is not None:  # without one Textual would spin a core waiting for input
+        print(
+            f"cfn-debug: error: the dashboard needs a terminal ({missing}); "
+            "use `cfn-debug run EVENT` for a headless run",
+            file=sys.stderr,
+        )
+        return 2
     app = CfnDebugApp(config)
     try:
         app.run()
