@@ -136,8 +136,6 @@ class CfnDebugApp(App[int]):
         self.mode = self.config.mode
         self.workspace: Workspace | None = None
         self.workspace_error: tuple[str, str] | None = None
-        self.events: list[EventSpec] = []
-        self.edited: set[int] = set()
         self.selected_event: int | None = None
         self.view = RunView(generation=0, event_index=None)
         self.running = False
@@ -199,6 +197,21 @@ class CfnDebugApp(App[int]):
     @property
     def panel(self) -> EventsPanel:
         return self.main.query_one(EventsPanel)
+
+    @property
+    def events(self) -> list[EventSpec]:
+        """The project's events, as this session edited them (the events panel owns them)."""
+        try:
+            return self.panel.events
+        except Exception:  # before the main screen is mounted, or after it went
+            return []
+
+    @property
+    def edited(self) -> set[int]:
+        try:
+            return self.panel.edited
+        except Exception:
+            return set()
 
     def on_main_screen_ready(self, _message: MainScreen.Ready) -> None:
         for theme in THEMES:
@@ -652,7 +665,7 @@ class CfnDebugApp(App[int]):
         original = self.events[index]
         value = restore_redacted(value, original.data)
         try:
-            self.events[index] = parse_event(value, name=original.name, path=original.path)
+            edited = parse_event(value, name=original.name, path=original.path)
         except CfnDebugError as error:
             self.status_line.show(
                 Prompt(
@@ -662,8 +675,7 @@ class CfnDebugApp(App[int]):
                 )
             )
             return
-        self.edited.add(index)
-        self.panel.mark_edited(index, original)
+        self.panel.replace(index, edited, edited=True)
         self._target(index)
         self.status_line.show(
             Prompt(f"Edited {original.name} (this session only).", "Press r to run it.", "ok")
@@ -697,7 +709,7 @@ class CfnDebugApp(App[int]):
         original = self.events[index]
         assert original.path is not None
         try:
-            self.events[index] = load_event(original.path, name=original.name)
+            reloaded = load_event(original.path, name=original.name)
         except CfnDebugError as error:
             self.status_line.show(
                 Prompt(
@@ -705,8 +717,7 @@ class CfnDebugApp(App[int]):
                 )
             )
             return
-        self.edited.discard(index)
-        self.panel.mark_edited(index, self.events[index], edited=False)
+        self.panel.replace(index, reloaded, edited=False)
         self._target(index)
         self.status_line.show(Prompt(f"Reloaded {original.name} from disk.", tone="ok"))
 
@@ -934,10 +945,8 @@ class CfnDebugApp(App[int]):
 
     def _show_events(self, workspace: Workspace) -> None:
         """Take the workspace's events (dropping this session's edits) and its type name."""
-        self.events = list(workspace.events)
-        self.edited.clear()
         errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
-        self.panel.show_events(self.events, self._project_root(), self.edited, errors)
+        self.panel.show_events(list(workspace.events), self._project_root(), errors)
         schema = workspace.schema
         self.header.type_name = schema.type_name if schema is not None else "(no schema)"
 

@@ -67,14 +67,21 @@ class EventsPanel(Tree[int]):
         self._leaves: dict[int, TreeNode[int]] = {}
         #: The error of each event file that did not load, by its leaf's node id.
         self._errors: dict[int, str] = {}
+        #: The events shown (leaf data is an index into it), as this session edited them.
+        self.events: list[EventSpec] = []
+        #: Indexes of the events edited in this session (sent as edited, marked with a *).
+        self.edited: set[int] = set()
 
     def show_events(
         self,
         events: list[EventSpec],
         root: Path | None,
-        edited: set[int],
         errors: list[str] | None = None,
     ) -> None:
+        """Show ``events`` as the files have them (this session's edits are dropped)."""
+        self.events = list(events)
+        self.edited = set()
+        edited = self.edited
         self.clear()
         self._leaves.clear()
         self._errors.clear()
@@ -120,6 +127,15 @@ class EventsPanel(Tree[int]):
             self._leaves[index] = branch.add_leaf(Text(printable(label)), data=index)
         if not runs:
             branch.add_leaf("No runs in this session")
+
+    def replace(self, index: int, event: EventSpec, *, edited: bool) -> None:
+        """The event at ``index`` is now ``event``: an edit of this session, or the file again."""
+        self.events[index] = event
+        if edited:
+            self.edited.add(index)
+        else:
+            self.edited.discard(index)
+        self.mark_edited(index, event, edited=edited)
 
     def mark_edited(self, index: int, event: EventSpec, *, edited: bool = True) -> None:
         """The leaf's ``*`` says the session runs an edit, not the file."""
