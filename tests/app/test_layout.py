@@ -60,3 +60,32 @@ async def test_backslash_hides_the_sidebar_and_z_maximises_the_detail(demo_state
         await pilot.pause()
         assert app.screen.maximized is None
         assert "Timeline" in screen_text(app)
+
+
+async def test_engine_progress_shows_a_bar_with_counts(demo_state: Path) -> None:
+    """The hook other parts of the engine report long work through (setup stack, environment
+    build, generated inputs): an event with label, done and total on the stream the dashboard
+    consumes."""
+    from dataclasses import dataclass
+
+    from cfn_debug.app.messages import WatchUpdate
+    from cfn_debug.app.widgets.progress import WorkProgress
+
+    @dataclass(frozen=True)
+    class Progress:
+        label: str
+        done: int
+        total: int | None
+        finished: bool = False
+
+    app = CfnDebugApp(demo_config(demo_state))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await opened(pilot)
+        app.post_message(WatchUpdate(Progress("Deploying the setup stack", 2, 5), None))
+        await pilot.pause()
+        bar = app.query_one(WorkProgress)
+        assert bar.display
+        assert "Deploying the setup stack" in screen_text(app) and "2/5" in screen_text(app)
+        app.post_message(WatchUpdate(Progress("Deploying the setup stack", 5, 5, True), None))
+        await pilot.pause()
+        assert not bar.display

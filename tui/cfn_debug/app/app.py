@@ -58,6 +58,7 @@ from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
 from cfn_debug.app.transcripts import EXPORT_FORMATS
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
+from cfn_debug.app.widgets.progress import WorkProgress, is_progress
 from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt, RunStatus
 from cfn_debug.app.widgets.step_detail import StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
@@ -851,6 +852,9 @@ class CfnDebugApp(App[int]):
         self._footer_follows()
 
     def _route(self, message: WatchUpdate) -> None:
+        if is_progress(message.event):
+            self._show_progress(message.event)
+            return
         from cfn_debug import watch
 
         event = message.event
@@ -900,6 +904,15 @@ class CfnDebugApp(App[int]):
                 self._refresh_detail()
         elif message.generation == self.view.generation:
             self._chain_event(event)
+
+    def _show_progress(self, event: Any) -> None:
+        """Long work the engine reports (a setup stack, an environment build, generated inputs):
+        a bar with counts and elapsed time above the status line."""
+        bar = self.main.query_one(WorkProgress)
+        if getattr(event, "finished", False):
+            bar.finish()
+        else:
+            bar.advance(int(event.done), str(event.label), event.total)
 
     def _paths_text(self, paths: Iterable[str]) -> str:
         root = self._project_root()

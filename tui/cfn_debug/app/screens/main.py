@@ -14,6 +14,7 @@ from textual.widgets import Footer
 
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
+from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.app.widgets.run_status import RunStatus
 from cfn_debug.app.widgets.step_detail import ContractOf, StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
@@ -35,6 +36,7 @@ class MainScreen(Screen[None]):
             yield EventsPanel(id="events")
             with Vertical(id="right"):
                 yield Timeline(deterministic=det, id="timeline")
+                yield WorkProgress(deterministic=det, id="work")
                 yield RunStatus(deterministic=det, id="status")
                 yield StepDetail(self._contract_of, deterministic=det, id="detail")
         yield Footer()

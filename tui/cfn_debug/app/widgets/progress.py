@@ -19,6 +19,12 @@ from cfn_debug.textsafe import printable
 BAR_WIDTH = 24
 
 
+def is_progress(event: object) -> bool:
+    """An engine progress event, by its shape: ``label``, ``done`` and ``total`` (None when
+    unknown), and ``finished`` on the last one. Any stream the dashboard consumes may carry it."""
+    return all(hasattr(event, name) for name in ("label", "done", "total"))
+
+
 class WorkProgress(Static):
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
