@@ -210,7 +210,7 @@ def main() -> None:
     frames = first_frame(args.runs)
     print(
         f"start to first frame: median {statistics.median(frames):.3f} s, "
-        f"max {max(frames):.3f} s over {len(frames)} runs (target < 1.5 s)"
+        f"max {max(frames):.3f} s over {len(frames)} runs (target < 0.5 s)"
     )
     with tempfile.TemporaryDirectory() as tmp:
         project = make_project(Path(tmp) / "project", args.steps)

@@ -69,8 +69,7 @@ async def select_event(pilot: Pilot, name: str) -> int:
     app = await opened(pilot)
     index = event_index(app, name)
     app.query_one("#events").select_index(index)  # type: ignore[attr-defined]
-    await pilot.pause()
-    assert app.selected_event == index
+    await wait_until(pilot, lambda: app.selected_event == index, f"{name} to be selected")
     return index
 
 

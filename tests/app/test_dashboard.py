@@ -66,7 +66,7 @@ async def test_good_create_chain_runs_to_success(demo_state: Path) -> None:
         await pilot.press("2")
         assert "/WidgetId" in screen_text(app)
         # The whole chain against the limits.
-        await pilot.press("6")
+        await pilot.press("7")
         assert "Chain total" in screen_text(app)
 
 

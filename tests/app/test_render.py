@@ -31,8 +31,14 @@ def test_bar_colour_changes_at_the_warning_fraction_and_past_the_limit() -> None
     assert _bar_style(31, 30) == "red"
 
 
-def test_bar_fills_in_proportion_and_never_overflows() -> None:
-    assert duration_bar(30, 60, P, width=20, label=False).plain == "█" * 10 + "░" * 10
+def test_bar_is_log_scaled_with_marks_at_1_and_10_seconds() -> None:
+    # 1 ms .. 60 s over 20 cells: 1 s at cell 13, 10 s at cell 17 (1-based).
+    empty = duration_bar(0.0, 60, P, width=20, label=False).plain
+    assert empty == "·" * 12 + "┊" + "·" * 3 + "┊" + "·" * 3
+    fast = duration_bar(0.012, 60, P, width=20, label=False).plain
+    slow = duration_bar(25, 60, P, width=20, label=False).plain
+    # a 12 ms step and a 25 s step both show, and far apart
+    assert 3 <= fast.count("█") <= 6 and 18 <= slow.count("█") <= 20
     assert duration_bar(600, 60, P, width=20, label=False).plain == "█" * 20
 
 
@@ -94,3 +100,40 @@ def test_summary_of_an_unreachable_endpoint_says_what_to_do() -> None:
     assert "press r" in hint
     assert tone == "error"
     assert step_status(step) == "UNREACHABLE"
+
+
+def test_aws_calls_show_the_failed_call_and_the_raising_one() -> None:
+    import io
+
+    from rich.console import Console
+
+    from cfn_debug.app.render import aws_calls_renderable
+
+    calls = [
+        {
+            "service": "s3",
+            "operation": "HeadBucket",
+            "params": {"Bucket": "b"},
+            "http_status": 200,
+            "error_code": None,
+            "error_message": None,
+            "duration_ms": 3.0,
+            "raised": False,
+        },
+        {
+            "service": "dynamodb",
+            "operation": "PutItem",
+            "params": {"TableName": "t"},
+            "http_status": 400,
+            "error_code": "ResourceNotFoundException",
+            "error_message": "Requested resource not found",
+            "duration_ms": 5.0,
+            "raised": True,
+        },
+    ]
+    console = Console(width=120, file=io.StringIO(), record=True)
+    console.print(aws_calls_renderable(calls, P))
+    text = console.export_text()
+    assert "s3.HeadBucket" in text and "dynamodb.PutItem" in text
+    assert "⚡ raised" in text and "ResourceNotFoundException" in text
+    assert "⚡" not in text.splitlines()[1]  # the first call neither failed nor raised

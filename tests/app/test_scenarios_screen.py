@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.screens.scenarios import ScenariosScreen
+from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.contract import rule
 from cfn_debug.scenarios import SCENARIOS, Outcome, VerdictStatus
 
@@ -165,12 +166,17 @@ async def test_cancel_stops_after_the_scenario_in_play(demo_state: Path) -> None
             lambda: any(v.actions for v in screen.board.views.values()),
             "the first action to start",
         )
+        # Long work shows a progress bar with counts (and, outside snapshots, elapsed time).
+        bar = screen.query_one(WorkProgress)
+        assert bar.display and bar.total == len(SCENARIOS)
+        assert f"0/{len(SCENARIOS)}" in bar.line().plain
         await pilot.press("x")
         await wait_until(pilot, lambda: not screen.running, "the run to stop")
         await pilot.pause()
         ran = [v.name for v in screen.board.views.values() if v.result is not None]
         assert 1 <= len(ran) < len(SCENARIOS), ran
         assert progress(screen).startswith("Cancelled.")
+        assert not bar.display
         # Esc goes back to the dashboard
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ScenariosScreen), "closing")

@@ -112,7 +112,8 @@ async def test_open_shows_a_saved_session_read_only(tmp_path: Path) -> None:
             assert [len(r.steps) for r in viewer.session_runs] == saved_steps
             panel = viewer.query_one(EventsPanel)
             assert panel.root.children and "Runs (2)" in str(panel.root.children[-1].label)
-            assert viewer.query_one(SessionHeader).mode == "read-only"
+            kind = "session journal" if path.suffix == ".jsonl" else "JSON transcript"
+            assert viewer.query_one(SessionHeader).mode == f"read-only {kind}"
             # The first run is shown: its steps in the timeline.
             assert viewer.query_one(Timeline).row_count == saved_steps[0]
             assert "SUCCESS" in screen_text(viewer)
@@ -126,11 +127,13 @@ async def test_open_shows_a_saved_session_read_only(tmp_path: Path) -> None:
                 viewer.query_one(Timeline).move_cursor(row=finding.step)
             await pilot.press("1")
             assert "primary-identifier-present" in screen_text(viewer)
-            # Running is off, with a message.
+            # Running is off: the key does nothing and the footer does not offer it.
+            shown = viewer.view
             await pilot.press("r")
-            prompt = status_prompt(viewer)
-            assert "read-only" in prompt.text and prompt.tone == "warn"
-            assert viewer.view.run is not None and viewer.view.ended
+            await pilot.pause()
+            assert "read-only" in status_prompt(viewer).text
+            assert viewer.view is shown and viewer.view.ended
+            assert " r Run" not in screen_text(viewer).splitlines()[-1]
             assert viewer.workspace is None
 
 
@@ -179,14 +182,15 @@ async def test_screenshot_never_shows_credentials(
     demo_state: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     shots = tmp_path / "shots"
-    shots.mkdir()
-    monkeypatch.chdir(shots)
+    project_dir = tmp_path / "cwd"
+    project_dir.mkdir()
+    monkeypatch.chdir(project_dir)  # Ctrl+S never writes into the current directory
     secrets = {
         "accessKeyId": "AKIAZZSCREENSHOT0001",
         "secretAccessKey": "ScreenshotSecretKey/abcdefghijklmnopqrst+",
         "sessionToken": "ScreenshotSessionTokenValue123456",
     }
-    app = CfnDebugApp(demo_config(demo_state))
+    app = CfnDebugApp(demo_config(demo_state, screenshot_dir=shots))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         index = next(i for i, e in enumerate(app.events) if e.name.endswith("/create"))
@@ -205,3 +209,4 @@ async def test_screenshot_never_shows_credentials(
         assert value not in svg
         assert value[:12] not in svg
     assert [p.name for p in shots.iterdir()] == [(app.last_screenshot or Path()).name]
+    assert list(project_dir.iterdir()) == []

@@ -86,3 +86,20 @@ def test_project_that_cannot_open(snap_compare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(CfnDebugApp(config), terminal_size=SIZE, run_before=ready)
+
+
+def test_fault_findings_80x24(snap_compare, demo_state: Path) -> None:
+    async def run(pilot: Pilot) -> None:
+        await run_event(pilot, "fault-identifier-changes-mid-chain")
+
+    app = CfnDebugApp(demo_config(demo_state))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_timing_220x60(snap_compare, demo_state: Path) -> None:
+    async def run(pilot: Pilot) -> None:
+        await run_event(pilot, "create")
+        await pilot.press("7")
+
+    app = CfnDebugApp(demo_config(demo_state))
+    assert snap_compare(app, terminal_size=(220, 60), run_before=run)

@@ -461,7 +461,13 @@ async def run_chain(
             control._advance.clear()
             control._next_context = _KEEP
             yield AwaitingStep(run.run_id, index + 1, next_context)
+            paused = time.monotonic()
             won = await _race(control._advance.wait(), control)
+            # The contract's clock is the handler's: the user's thinking time is not the
+            # chain's (it counts neither in total_s nor against timeoutInMinutes).
+            waited_for_user = time.monotonic() - paused
+            run.user_wait_s += waited_for_user
+            t0 += waited_for_user
             if won is control._cancel or control.cancelled:
                 end_reason = EndReason.CANCELLED
                 break

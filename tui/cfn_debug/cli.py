@@ -129,12 +129,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the session journal here (default: a new file under "
         "$XDG_STATE_HOME/cfn-debug/journals)",
     )
+    ui.add_argument(
+        "--screenshot-dir",
+        metavar="DIR",
+        help="where Ctrl+S saves screenshots (default: $XDG_STATE_HOME/cfn-debug/screenshots)",
+    )
 
     open_ = sub.add_parser(
         "open", help="reopen a saved session (JSON transcript or .jsonl journal) read-only"
     )
     open_.add_argument(
         "transcript", metavar="TRANSCRIPT", help="JSON transcript or session journal (.jsonl)"
+    )
+    open_.add_argument(
+        "--screenshot-dir",
+        metavar="DIR",
+        help="where Ctrl+S saves screenshots (default: $XDG_STATE_HOME/cfn-debug/screenshots)",
     )
 
     serve = sub.add_parser(

@@ -214,7 +214,10 @@ class RunRecord:
     end_reason: EndReason | None = None
     final_status: str | None = None
     chain_findings: list[Finding] = field(default_factory=list)
+    #: The chain's own time: invocations and callback delays, not the user's (step mode).
     total_s: float = 0.0
+    #: Step mode: the time the chain waited for the user to advance (not in total_s).
+    user_wait_s: float = 0.0
 
     @property
     def findings(self) -> list[Finding]:
@@ -238,6 +241,7 @@ class RunRecord:
             "final_status": self.final_status,
             "chain_findings": [f.to_dict() for f in self.chain_findings],
             "total_s": self.total_s,
+            "user_wait_s": self.user_wait_s,
         }
 
     @classmethod
@@ -255,6 +259,7 @@ class RunRecord:
             final_status=data.get("final_status"),
             chain_findings=[Finding.from_dict(f) for f in data.get("chain_findings", [])],
             total_s=data.get("total_s", 0.0),
+            user_wait_s=data.get("user_wait_s", 0.0),
         )
 
 

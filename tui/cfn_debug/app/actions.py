@@ -15,6 +15,8 @@ class UiAction:
     title: str  # footer / palette label
     help: str  # one sentence for the help screen and the palette
     footer: bool = True
+    #: It works on a saved session (`cfn-debug open`) too; else it is hidden there.
+    saved: bool = False
 
 
 ACTIONS: tuple[UiAction, ...] = (
@@ -40,7 +42,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "edit",
         "e",
         "edit_event",
-        "Edit event",
+        "Edit",
         "View and edit the selected event, validated against the schema as you type.",
     ),
     UiAction(
@@ -66,6 +68,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "Export",
         "Export the session as JSON, Markdown, HTML or JUnit, beside the session journal.",
         footer=False,
+        saved=True,
     ),
     UiAction(
         "scenarios",
@@ -76,32 +79,87 @@ ACTIONS: tuple[UiAction, ...] = (
         "list, ...) and see each verdict with the contract sentence it enforces.",
     ),
     UiAction(
+        "copy",
+        "y",
+        "copy",
+        "Copy",
+        "Copy the selected step's request, response, callbackContext or findings to the "
+        "clipboard (OSC 52), masked as exports are.",
+        footer=False,
+        saved=True,
+    ),
+    UiAction(
+        "search",
+        "slash",
+        "search",
+        "Search",
+        "Search the current tab; Enter or n finds the next match, N the previous, Esc ends.",
+        footer=False,
+        saved=True,
+    ),
+    UiAction(
+        "sidebar",
+        "backslash",
+        "toggle_sidebar",
+        "Sidebar",
+        "Hide or show the events sidebar.",
+        footer=False,
+        saved=True,
+    ),
+    UiAction(
+        "maximize",
+        "z",
+        "maximize_detail",
+        "Maximize",
+        "Maximize the step detail (z again, or Esc, restores the layout).",
+        footer=False,
+        saved=True,
+    ),
+    UiAction(
+        "reset-demo",
+        "R",
+        "reset_demo",
+        "Reset demo",
+        "The bundled demo: forget every widget earlier runs created (its seed widgets return).",
+        footer=False,
+    ),
+    UiAction(
         "theme",
         "t",
         "toggle_theme",
         "Theme",
         "Switch between the dark and light themes.",
         footer=False,
+        saved=True,
     ),
-    UiAction("help", "question_mark,f1", "help", "Help", "Show the keys and what they do."),
+    UiAction(
+        "help", "question_mark,f1", "help", "Help", "Show the keys and what they do.", saved=True
+    ),
     UiAction(
         "screenshot",
         "ctrl+s",
         "screenshot",
         "Screenshot",
-        "Save an SVG screenshot of the dashboard in the current directory.",
+        "Save an SVG screenshot (credentials masked) in the state directory or --screenshot-dir.",
         footer=False,
+        saved=True,
     ),
-    UiAction("quit", "q", "quit", "Quit", "Quit cfn-debug (stops the embedded endpoint)."),
+    UiAction(
+        "quit", "q", "quit", "Quit", "Quit cfn-debug (stops the embedded endpoint).", saved=True
+    ),
 )
 
-#: The detail tabs, in order; keys 1-6 switch to them.
+#: The App actions that only work on a live project (hidden when a saved session is open).
+LIVE_ONLY = frozenset(a.action for a in ACTIONS if not a.saved)
+
+#: The detail tabs, in order; keys 1-7 switch to them.
 TABS: tuple[tuple[str, str], ...] = (
     ("findings", "Findings"),
     ("diff", "Model diff"),
     ("request", "Request"),
     ("response", "Response"),
     ("logs", "Logs"),
+    ("aws", "AWS calls"),
     ("timing", "Timing"),
 )
 
@@ -118,5 +176,27 @@ def bindings() -> list[Binding]:
 
 
 def key_label(action: UiAction) -> str:
-    names = {"question_mark": "?", "ctrl+s": "Ctrl+S", "ctrl+e": "Ctrl+E"}
+    names = {
+        "question_mark": "?",
+        "ctrl+s": "Ctrl+S",
+        "ctrl+e": "Ctrl+E",
+        "backslash": "\\",
+        "slash": "/",
+    }
     return " / ".join(names.get(k, k) for k in action.key.split(","))
+
+
+#: The App's keys that work over every screen (a modal screen stops the App's own bindings).
+EVERYWHERE = ("screenshot", "theme", "help", "export")
+#: Keys the footer shows only while they do something: (binding action) -> when.
+CONTEXTUAL = ("advance", "edit_context", "skip_delay", "cancel_run")
+
+
+def app_keys(*, leave_out: tuple[str, ...] = ()) -> list[Binding]:
+    """The EVERYWHERE keys for a screen's BINDINGS, running the App's actions (minus the ids a
+    screen uses its own way, such as Ctrl+S applying an edit)."""
+    return [
+        Binding(a.key, f"app.{a.action}", a.title, show=False, id=f"app-{a.id}")
+        for a in ACTIONS
+        if a.id in EVERYWHERE and a.id not in leave_out
+    ]

@@ -13,22 +13,24 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from textual import on, work
-from textual.app import App, ComposeResult, SystemCommand
-from textual.containers import Horizontal, Vertical
+from textual.app import App, SystemCommand
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Tree
+from textual.widgets import DataTable, Tree
 
-from cfn_debug.app.actions import ACTIONS, TABS, bindings
+from cfn_debug.app.actions import ACTIONS, CONTEXTUAL, LIVE_ONLY, TABS, bindings
 from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import MODES, AppConfig
+from cfn_debug.app.editing import context_problems, restore_redacted
+from cfn_debug.app.journaling import SessionLog
+from cfn_debug.app.masking import known_secrets, scrub_secrets
 from cfn_debug.app.messages import (
     ExportFinished,
     RunFailed,
@@ -40,13 +42,23 @@ from cfn_debug.app.messages import (
     WorkspaceReady,
 )
 from cfn_debug.app.render import changes_section
+from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.json_editor import JsonEditor
-from cfn_debug.app.summary import error_hint, run_summary
+from cfn_debug.app.screens.main import MainScreen
+from cfn_debug.app.summary import (
+    comparison_line,
+    error_code,
+    error_hint,
+    landing_row,
+    run_summary,
+    transcript_kind,
+)
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
 from cfn_debug.app.transcripts import EXPORT_FORMATS
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
+from cfn_debug.app.widgets.progress import WorkProgress, is_progress
 from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt, RunStatus
 from cfn_debug.app.widgets.step_detail import StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
@@ -62,6 +74,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.textsafe import printable
 
 if TYPE_CHECKING:
     from cfn_debug.app.watching import DashboardWatcher
@@ -105,25 +118,6 @@ def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
     return entry.contract
 
 
-@dataclass
-class RunView:
-    """The run the dashboard shows: what the engine has streamed so far."""
-
-    generation: int
-    event_index: int | None
-    mode: str = "auto"
-    run: RunRecord | None = None
-    steps: list[Step] = field(default_factory=list)
-    awaiting: AwaitingStep | None = None
-    ended: bool = False
-    invocations: list[InvocationStarted] = field(default_factory=list)
-    #: Watch mode: the save that started this re-run (None for a run the user started).
-    rerun: Any = None
-    #: Its findings against the previous run of the same event (cfn_debug.watch.Comparison).
-    comparison: Any = None
-    event_name: str | None = None
-
-
 #: More UI errors than this within ERROR_WINDOW_S is a loop the app cannot show its way out of.
 ERROR_BURST = 10
 ERROR_WINDOW_S = 1.0
@@ -144,8 +138,6 @@ class CfnDebugApp(App[int]):
         self.mode = self.config.mode
         self.workspace: Workspace | None = None
         self.workspace_error: tuple[str, str] | None = None
-        self.events: list[EventSpec] = []
-        self.edited: set[int] = set()
         self.selected_event: int | None = None
         self.view = RunView(generation=0, event_index=None)
         self.running = False
@@ -157,8 +149,7 @@ class CfnDebugApp(App[int]):
         self.saved: Session | None = None
         #: Every run of this session, as it ended (what an export writes).
         self.session_runs: list[RunRecord] = []
-        self.journal: Journal | None = None
-        self.journal_error: str | None = None
+        self.session_log = SessionLog(self.config.journal, self._journal_problem)
         #: Runs the user starts, and (while watch mode is on) the re-runs saves start.
         self.runner: DashboardWatcher | None = None
         self.watcher: DashboardWatcher | None = None
@@ -172,58 +163,93 @@ class CfnDebugApp(App[int]):
         #: UI errors caught in place: (monotonic time, text) of the latest ones.
         self.ui_errors: list[tuple[float, str]] = []
         self.last_export: Path | None = None
+        self._shown_context: tuple[bool, ...] = ()
+        #: What `y` copied last (tests and watchers read it; the terminal got it by OSC 52).
+        self.last_copied: str | None = None
         self.last_screenshot: Path | None = None
         if self.config.deterministic:
             self.animation_level = "none"
 
     # --- layout ---------------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        det = self.config.deterministic
-        yield SessionHeader(deterministic=det, id="header")
-        with Horizontal(id="main"):
-            yield EventsPanel(id="events")
-            with Vertical(id="right"):
-                yield Timeline(deterministic=det, id="timeline")
-                yield RunStatus(deterministic=det, id="status")
-                yield StepDetail(contract_sentence, deterministic=det, id="detail")
-        yield Footer()
+    def get_default_screen(self) -> Screen[Any]:
+        return MainScreen(contract_sentence, deterministic=self.config.deterministic)
 
-    def on_mount(self) -> None:
+    @property
+    def main(self) -> Screen[Any]:
+        """The main screen (the bottom of the stack), whichever screen is shown over it."""
+        return self.screen_stack[0]
+
+    @property
+    def status_line(self) -> RunStatus:
+        return self.main.query_one(RunStatus)
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.main.query_one(Timeline)
+
+    @property
+    def detail(self) -> StepDetail:
+        return self.main.query_one(StepDetail)
+
+    @property
+    def header(self) -> SessionHeader:
+        return self.main.query_one(SessionHeader)
+
+    @property
+    def panel(self) -> EventsPanel:
+        return self.main.query_one(EventsPanel)
+
+    @property
+    def events(self) -> list[EventSpec]:
+        """The project's events, as this session edited them (the events panel owns them)."""
+        try:
+            return self.panel.events
+        except Exception:  # before the main screen is mounted, or after it went
+            return []
+
+    @property
+    def edited(self) -> set[int]:
+        try:
+            return self.panel.edited
+        except Exception:
+            return set()
+
+    def on_main_screen_ready(self, _message: MainScreen.Ready) -> None:
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.config.theme
         self.theme_changed_signal.subscribe(self, lambda _theme: self._apply_palette())
         self._apply_palette()
         self._chain_lock = asyncio.Lock()
-        header = self.query_one(SessionHeader)
+        header = self.header
         header.mode = self.mode
         header.watch = self.watching
-        self.query_one(Timeline).border_title = "Timeline"
+        self.timeline.border_title = "Timeline"
         if self.read_only:
-            self.query_one(EventsPanel).border_title = "Runs"
+            self.panel.border_title = "Runs"
             header.type_name = "saved session"
-            header.mode = "read-only"
+            header.mode = "read-only " + transcript_kind(self.config.transcript)
             header.watch = False
             self.watching = False
-            self.query_one(RunStatus).show(Prompt(f"Opening {self.config.transcript}…"))
-            self.query_one(EventsPanel).focus()
+            self.status_line.show(Prompt(f"Opening {self.config.transcript}…"))
+            self.panel.focus()
             self._load_saved()
             return
-        self.query_one(EventsPanel).border_title = "Events"
-        self.query_one(RunStatus).show(Prompt("Opening the project and starting the endpoint…"))
-        self.query_one(EventsPanel).focus()
+        self.panel.border_title = "Events"
+        self.status_line.show(Prompt("Opening the project and starting the endpoint…"))
+        self.panel.focus()
         self._open_workspace()
 
     def _apply_palette(self) -> None:
         palette = palette_for(self.current_theme)
-        timeline = self.query_one(Timeline)
+        timeline = self.timeline
         timeline.palette = palette
-        status = self.query_one(RunStatus)
+        status = self.status_line
         status.palette = palette
-        detail = self.query_one(StepDetail)
+        detail = self.detail
         detail.palette = palette
-        timeline.show_steps(self.view.steps)
+        timeline.redraw()
         status.show(status.state)
         self._refresh_detail()
 
@@ -273,7 +299,7 @@ class CfnDebugApp(App[int]):
                 where = f" The traceback is in {log}."
             except OSError:
                 where = ""
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 f"Internal error (the dashboard keeps running): {text}",
                 "Nothing was lost: the session journal is intact." + where + " Please report it.",
@@ -282,44 +308,20 @@ class CfnDebugApp(App[int]):
         )
 
     def _error_log_path(self) -> Path | None:
-        if self.journal is not None:
-            return self.journal.path.with_suffix(".errors.log")
-        return None
+        return self.session_log.errors_path
 
     # --- the session journal ----------------------------------------------------------------
 
-    def _start_journal(self) -> None:
-        from cfn_debug.session import Journal
-
-        if self.journal is not None or self.workspace is None:
-            return
-        self.journal = Journal(
-            self.config.journal,
-            project=str(self.workspace.project.root),
-            endpoint=self.workspace.endpoint_label,
-        )
+    @property
+    def journal(self) -> Journal | None:
+        return self.session_log.journal
 
     @property
     def journal_path(self) -> Path | None:
-        if self.read_only:
-            return self.config.transcript
-        if self.journal is not None:
-            return self.journal.path
-        return self.config.journal
+        return self.config.transcript if self.read_only else self.session_log.path
 
-    def _record(self, event: Any) -> None:
-        """Journal a ChainEvent as it arrives (on the worker's side: nothing the UI does can
-        keep a step out of the journal)."""
-        journal = self.journal
-        if journal is None or self.journal_error is not None:
-            return
-        try:
-            journal.record(event)
-        except Exception as error:  # a full disk must not stop the run: say so once
-            self.journal_error = str(error)
-            self.post_message(
-                WatchUpdate(_JournalProblem(f"The session journal stopped: {error}"), None)
-            )
+    def _journal_problem(self, text: str) -> None:
+        self.post_message(WatchUpdate(_JournalProblem(text), None))
 
     # --- the workspace ----------------------------------------------------------------------
 
@@ -349,15 +351,18 @@ class CfnDebugApp(App[int]):
             return
         workspace = message.workspace
         self.workspace_error = None
-        self._start_journal()
+        if self.workspace is not None:
+            self.session_log.start(self.workspace)
         self._start_runner()
-        self.query_one(SessionHeader).endpoint = workspace.endpoint_label
+        self.header.endpoint = workspace.endpoint_label
+        self.header.aws = str(getattr(workspace, "aws_description", "") or "")
         self._show_events(workspace)
-        if self.events:
-            self.selected_event = 0
-            self.query_one(EventsPanel).select_index(0)
-            self._show_function(0)
-            self.query_one(RunStatus).show(
+        first = self.panel.first_index()
+        if first is not None:
+            self.selected_event = first
+            self.panel.select_index(first)
+            self._show_function(first)
+            self.status_line.show(
                 Prompt(
                     f"{len(self.events)} events found. Select one and press r to run it.",
                     "e edits it · m changes the replay mode · w watches for saves · "
@@ -365,7 +370,7 @@ class CfnDebugApp(App[int]):
                 )
             )
         else:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     "No events found in this project.",
                     "Add sam-style events under sample_events/ or sam-tests/ "
@@ -380,16 +385,17 @@ class CfnDebugApp(App[int]):
         if not self._ui_alive():
             return
         self.workspace_error = (message.error, message.hint)
-        self.query_one(SessionHeader).type_name = "(no project)"
+        self.header.type_name = "(no project)"
         again = "" if self.read_only else "  Press r to try again, q to quit."
         what = "the saved session" if self.read_only else "the project"
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(f"Could not open {what}: {message.error}", message.hint + again, tone="error")
         )
 
     def _ui_alive(self) -> bool:
         """False while the app shuts down and a late message arrives after the widgets went."""
-        return bool(self.query(RunStatus))
+        stack = self.screen_stack
+        return bool(stack) and bool(stack[0].query(RunStatus))
 
     def _project_root(self) -> Path | None:
         if self.workspace is None:
@@ -404,7 +410,7 @@ class CfnDebugApp(App[int]):
             function, _shape = self.workspace.function_for(self.events[index])
         except CfnDebugError as error:
             function = f"? ({error.detail})"
-        self.query_one(SessionHeader).function = function
+        self.header.function = function
 
     def _close_workspace(self) -> None:
         with self._workspace_lock:
@@ -415,8 +421,7 @@ class CfnDebugApp(App[int]):
                 watcher.stop()
         if workspace is not None:
             workspace.close()
-        if self.journal is not None:
-            self.journal.close()
+        self.session_log.close()
 
     def on_unmount(self) -> None:
         self._close_workspace()
@@ -429,6 +434,9 @@ class CfnDebugApp(App[int]):
 
         path = self.config.transcript
         assert path is not None
+        if self.config.saved is not None:  # `open` read it before starting
+            self.post_message(SessionLoaded(self.config.saved))
+            return
         try:
             session = load_session(path)
         except CfnDebugError as error:
@@ -448,14 +456,14 @@ class CfnDebugApp(App[int]):
         session = message.session
         self.saved = session
         self.session_runs = list(session.runs)
-        header = self.query_one(SessionHeader)
+        header = self.header
         header.type_name = Path(session.project).name if session.project else "saved session"
         header.endpoint = f"{session.endpoint or 'unknown endpoint'} (saved)"
-        panel = self.query_one(EventsPanel)
+        panel = self.panel
         panel.show_runs(self.session_runs, session.problems)
         count = len(self.session_runs)
         problems = f" ({'; '.join(session.problems)})" if session.problems else ""
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 f"Saved session {self.config.transcript}: {count} run{'s' if count != 1 else ''}"
                 f", read-only.{problems}",
@@ -483,16 +491,89 @@ class CfnDebugApp(App[int]):
             ended=True,
             event_name=run.event_name,
         )
-        self.query_one(SessionHeader).function = run.function_name
-        self.query_one(Timeline).show_steps(self.view.steps)
+        self.header.function = run.function_name
+        self.timeline.show_steps(self.view.steps)
         self._title_timeline()
         self._refresh_detail()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A saved session shows (and runs) only what works on it; the step, delay and stop
+        keys show only while they do something (an 80-column footer stays whole)."""
+        if self.read_only and action in LIVE_ONLY:
+            return False
+        if action in CONTEXTUAL:
+            return self._contextual().get(action, True)
+        return True
+
+    def _contextual(self) -> dict[str, bool]:
+        stepping = self.view.awaiting is not None or (self.mode == "step" and not self.running)
+        try:
+            counting = isinstance(self.status_line.state, Countdown)
+        except Exception:  # no main screen yet (starting, shutting down)
+            counting = False
+        return {
+            "advance": stepping,
+            "edit_context": self.view.awaiting is not None,
+            "skip_delay": counting,
+            "cancel_run": self.running,
+        }
+
+    def _footer_follows(self) -> None:
+        """Refresh the footer when what the contextual keys can do changed (not per step)."""
+        now = tuple(self._contextual().values())
+        if now != self._shown_context:
+            self._shown_context = now
+            self.refresh_bindings()
+
+    def action_copy(self) -> None:
+        """y: copy a piece of the selected step, masked as exports are (OSC 52)."""
+        from cfn_debug.app.screens.copy import CopyScreen
+
+        step = self.detail.step
+        if step is None or self.view.run is None:
+            self.bell()
+            self.notify("Select a step first: y copies from the selected step.")
+            return
+        self.push_screen(CopyScreen(step.index, self.detail.active), self._copy_chosen)
+
+    def _copy_chosen(self, what: str | None) -> None:
+        from cfn_debug.export.clip import CLIPS, clip_text
+
+        step, run = self.detail.step, self.view.run
+        if what is None or step is None or run is None:
+            return
+        schema = self.workspace.schema if self.workspace is not None else None
+        steps = self.view.steps if self.view.steps else run.steps
+        index = next((i for i, s in enumerate(steps) if s is step), step.index)
+        text = clip_text(run, steps, index, what, schema.write_only if schema else ())
+        self.copy_to_clipboard(text)
+        self.last_copied = text
+        title = dict(CLIPS)[what]
+        self.notify(
+            f"Copied the {title} of step #{step.index} ({len(text):,} characters).", markup=False
+        )
+
+    def action_search(self) -> None:
+        """/: search the current detail tab."""
+        self.detail.start_search()
+
+    def action_toggle_sidebar(self) -> None:
+        self.panel.toggle_class("-hidden")
+        if self.panel.has_class("-hidden") and self.panel.has_focus:
+            self.timeline.focus()
+
+    def action_maximize_detail(self) -> None:
+        screen = self.main
+        if screen.maximized is not None:
+            screen.minimize()
+        else:
+            screen.maximize(self.detail, container=False)
 
     def _refuse_read_only(self) -> bool:
         """True (after saying so) when the dashboard shows a saved session."""
         if not self.read_only:
             return False
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 "This is a saved session, opened read-only: nothing runs, nothing is edited.",
                 "Open the project with `cfn-debug PROJECT_DIR` to run its events; "
@@ -507,6 +588,15 @@ class CfnDebugApp(App[int]):
     @on(Tree.NodeHighlighted, "#events")
     def _event_highlighted(self, message: Tree.NodeHighlighted[int]) -> None:
         if message.node.data is None:
+            error = self.panel.error_of(message.node)
+            if error is not None:
+                self.status_line.show(
+                    Prompt(
+                        f"Not loaded: {error}",
+                        "Fix the file and restart (or save it in watch mode).",
+                        "error",
+                    )
+                )
             return
         if self.read_only:
             self._show_saved_run(message.node.data)
@@ -515,12 +605,12 @@ class CfnDebugApp(App[int]):
         self._show_function(message.node.data)
         self._target(message.node.data)
 
-    @on(Tree.NodeSelected, "#events")
-    def _event_chosen(self, message: Tree.NodeSelected[int]) -> None:
-        if message.node.data is None or self.read_only:
+    @on(EventsPanel.RunRequested)
+    def _event_chosen(self, message: EventsPanel.RunRequested) -> None:
+        if self.read_only:
             return
-        self.selected_event = message.node.data
-        self.run_event(message.node.data)
+        self.selected_event = message.index
+        self.run_event(message.index)
 
     def _target(self, index: int) -> None:
         """What a save re-runs in watch mode: the event selected or run last."""
@@ -543,14 +633,13 @@ class CfnDebugApp(App[int]):
             parsed = parse_event(data, name=spec.name if spec else "edited", path=None)
         except CfnDebugError as error:
             return [(error.field or "", error.detail)]
+        from cfn_debug.event_checks import model_problems
+
         schema = self.workspace.schema if self.workspace is not None else None
-        desired = parsed.normalized.desired
-        if schema is None or desired is None:
+        if schema is None:
             return []
-        return [
-            (f"desiredResourceState{pointer}", text)
-            for pointer, text in schema.input_errors(desired)
-        ]
+        problems = model_problems(schema, parsed.action, parsed.normalized.desired)
+        return [(f"desiredResourceState{pointer}", text) for pointer, text in problems]
 
     def action_edit_event(self) -> None:
         if self._refuse_read_only():
@@ -578,9 +667,9 @@ class CfnDebugApp(App[int]):
         original = self.events[index]
         value = restore_redacted(value, original.data)
         try:
-            self.events[index] = parse_event(value, name=original.name, path=original.path)
+            edited = parse_event(value, name=original.name, path=original.path)
         except CfnDebugError as error:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"The edited event was not applied: {error}",
                     "Press e to edit it again.",
@@ -588,10 +677,9 @@ class CfnDebugApp(App[int]):
                 )
             )
             return
-        self.edited.add(index)
-        self.query_one(EventsPanel).mark_edited(index, original)
+        self.panel.replace(index, edited, edited=True)
         self._target(index)
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(f"Edited {original.name} (this session only).", "Press r to run it.", "ok")
         )
 
@@ -607,7 +695,7 @@ class CfnDebugApp(App[int]):
             with self.suspend():
                 subprocess.run([*shlex.split(editor), str(spec.path)], check=False)
         except Exception as error:  # no terminal to hand over (tests, web) or no such editor
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"Could not open $EDITOR ({editor}): {error}",
                     "Set EDITOR, or press e to edit the event here.",
@@ -623,17 +711,17 @@ class CfnDebugApp(App[int]):
         original = self.events[index]
         assert original.path is not None
         try:
-            self.events[index] = load_event(original.path, name=original.name)
+            reloaded = load_event(original.path, name=original.name)
         except CfnDebugError as error:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"The event did not reload: {error}", "Fix the file and press E again.", "error"
                 )
             )
             return
-        self.edited.discard(index)
+        self.panel.replace(index, reloaded, edited=False)
         self._target(index)
-        self.query_one(RunStatus).show(Prompt(f"Reloaded {original.name} from disk.", tone="ok"))
+        self.status_line.show(Prompt(f"Reloaded {original.name} from disk.", tone="ok"))
 
     # --- running ----------------------------------------------------------------------------
 
@@ -674,7 +762,7 @@ class CfnDebugApp(App[int]):
         if self.workspace is None:
             if self.workspace_error is not None:
                 self.workspace_error = None
-                self.query_one(RunStatus).show(Prompt("Opening the project again…"))
+                self.status_line.show(Prompt("Opening the project again…"))
                 self._open_workspace()
             return
         if self.selected_event is None:
@@ -698,12 +786,19 @@ class CfnDebugApp(App[int]):
         self.pending_context = ...
         self._last_generation += 1
         event = self.events[index]
+        if self._is_demo() and index not in self.edited:  # an edit pins token and Name
+            from cfn_debug.demo.runs import fresh_request
+
+            event = fresh_request(event)
+        self.selected_event = index
+        self.panel.select_index(index)
         self.view = RunView(self._last_generation, index, mode=self.mode, event_name=event.name)
         self.running = True
-        self.query_one(Timeline).reset()
+        self._footer_follows()
+        self.timeline.reset()
         self._title_timeline()
         self._refresh_detail()
-        self.query_one(RunStatus).show(Prompt(f"Running {event.name}…"))
+        self.status_line.show(Prompt(f"Running {event.name}…"))
         self._show_function(index)
         self._run_chain(self.view.generation, event, runner)
 
@@ -735,7 +830,7 @@ class CfnDebugApp(App[int]):
         from cfn_debug.watch import ChangeDetected, RerunStarted
 
         if isinstance(event, RunStarted | StepCompleted | RunEnded):
-            self._record(event)
+            self.session_log.record(event)
             if isinstance(event, RunEnded):
                 self.session_runs.append(event.run)
         generation: int | None
@@ -755,18 +850,25 @@ class CfnDebugApp(App[int]):
     def on_watch_update(self, message: WatchUpdate) -> None:
         if not self._ui_alive():
             return
+        self._route(message)
+        self._footer_follows()
+
+    def _route(self, message: WatchUpdate) -> None:
+        if is_progress(message.event):
+            self._show_progress(message.event)
+            return
         from cfn_debug import watch
 
         event = message.event
         if isinstance(event, _JournalProblem):
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(event.text, "The runs go on; exports still work.", "error")
             )
         elif isinstance(event, watch.RerunStarted):
             self._rerun_started(event, message.generation)
         elif isinstance(event, watch.ChangeDetected):
             self.last_change, self.last_build = event, None
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(
                     f"Saved: {self._paths_text(event.paths)}",
                     "Re-running…" if not self.config.build else f"Building: {self.config.build}",
@@ -774,13 +876,13 @@ class CfnDebugApp(App[int]):
             )
             self._refresh_detail()
         elif isinstance(event, watch.BuildStarted):
-            self.query_one(RunStatus).show(Prompt(f"Building: {event.command}…"))
+            self.status_line.show(Prompt(f"Building: {event.command}…"))
         elif isinstance(event, watch.BuildFinished):
             self.last_build = event
             if not event.ok:
                 code = "could not start" if event.returncode is None else f"exit {event.returncode}"
                 last = event.output.strip().splitlines()[-1:] or [""]
-                self.query_one(RunStatus).show(
+                self.status_line.show(
                     Prompt(
                         f"Build failed ({code}): nothing re-ran. {last[0]}",
                         "The Findings tab's Changes section has the build output.",
@@ -792,11 +894,11 @@ class CfnDebugApp(App[int]):
             if message.generation == self.view.generation and self.view.rerun is not None:
                 self.view.ended = True
                 self.running = False
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(event.message, "Fix it and save again: watch mode goes on.", "error")
             )
         elif isinstance(event, watch.WatchReady):
-            self.query_one(SessionHeader).watch = True
+            self.header.watch = True
         elif isinstance(event, watch.Comparison):
             if message.generation == self.view.generation:
                 self.view.comparison = event
@@ -804,6 +906,15 @@ class CfnDebugApp(App[int]):
                 self._refresh_detail()
         elif message.generation == self.view.generation:
             self._chain_event(event)
+
+    def _show_progress(self, event: Any) -> None:
+        """Long work the engine reports (a setup stack, an environment build, generated inputs):
+        a bar with counts and elapsed time above the status line."""
+        bar = self.main.query_one(WorkProgress)
+        if getattr(event, "finished", False):
+            bar.finish()
+        else:
+            bar.advance(int(event.done), str(event.label), event.total)
 
     def _paths_text(self, paths: Iterable[str]) -> str:
         root = self._project_root()
@@ -836,14 +947,12 @@ class CfnDebugApp(App[int]):
         self.running = True
         if index is not None:
             self.selected_event = index
-            self.query_one(EventsPanel).select_index(index)
+            self.panel.select_index(index)
             self._show_function(index)
-        self.query_one(Timeline).reset()
+        self.timeline.reset()
         self._title_timeline()
         self._refresh_detail()
-        self.query_one(RunStatus).show(
-            Prompt(f"Re-running {event.event_name} ({event.reason} saved)…")
-        )
+        self.status_line.show(Prompt(f"Re-running {event.event_name} ({event.reason} saved)…"))
 
     def _take_reloaded_events(self) -> None:
         if self.workspace is not None:
@@ -851,20 +960,14 @@ class CfnDebugApp(App[int]):
 
     def _show_events(self, workspace: Workspace) -> None:
         """Take the workspace's events (dropping this session's edits) and its type name."""
-        self.events = list(workspace.events)
-        self.edited.clear()
         errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
-        self.query_one(EventsPanel).show_events(
-            self.events, self._project_root(), self.edited, errors
-        )
+        self.panel.show_events(list(workspace.events), self._project_root(), errors)
         schema = workspace.schema
-        self.query_one(SessionHeader).type_name = (
-            schema.type_name if schema is not None else "(no schema)"
-        )
+        self.header.type_name = schema.type_name if schema is not None else "(no schema)"
 
     def _chain_event(self, record: Any) -> None:
         view = self.view
-        status = self.query_one(RunStatus)
+        status = self.status_line
         if isinstance(record, RunStarted):
             view.run = record.run
             self._title_timeline()
@@ -899,14 +1002,14 @@ class CfnDebugApp(App[int]):
 
     def _add_step(self, step: Step) -> None:
         self.view.steps.append(step)
-        self.query_one(Timeline).queue_step(step)  # its cursor move refreshes the detail
+        self.timeline.queue_step(step)  # its cursor move refreshes the detail
 
     def _run_ended(self, run: RunRecord) -> None:
         view = self.view
         view.run, view.ended, view.awaiting = run, True, None
         if len(run.steps) >= len(view.steps):
             view.steps = list(run.steps)
-            self.query_one(Timeline).show_steps(view.steps)
+        self.timeline.finish(view.steps, landing_row(view.steps))
         if view.rerun is not None:
             self.running = False
         self._title_timeline()
@@ -918,33 +1021,75 @@ class CfnDebugApp(App[int]):
         if view.run is None or not view.ended:
             return
         text, hint, tone = run_summary(view.run, single=view.mode == "stop")
+        if view.run.final_status == "FAILED" and error_code(view.run) == "AlreadyExists":
+            hint = self._already_exists_hint(view.run)
         if view.comparison is not None:
             text = f"{text}  {comparison_line(view.comparison)}"
-        self.query_one(RunStatus).show(Prompt(text, hint, tone))
+        self.status_line.show(Prompt(text, hint, tone))
+
+    def _already_exists_hint(self, run: RunRecord) -> str:
+        """AlreadyExists after an earlier run of this session created the same Name: say so,
+        and how to start again."""
+        from cfn_debug.demo.runs import requested_name
+
+        name = requested_name(run.steps[0].request) if run.steps else None
+        earlier = [
+            n
+            for n, past in enumerate(self.session_runs, start=1)
+            if past is not run
+            and past.action is Action.CREATE
+            and past.final_status == "SUCCESS"
+            and past.steps
+            and requested_name(past.steps[0].request) == name
+        ]
+        cause = (
+            f"Run #{earlier[-1]} of this session created {name!r}. "
+            if earlier and name
+            else "A previous run may have created it. "
+        )
+        if self._is_demo():
+            return cause + "R resets the demo's state (or edit the event's Name)."
+        return cause + "Delete it first (run a delete event), or change the Name."
+
+    def _is_demo(self) -> bool:
+        from cfn_debug.demo.runs import is_demo
+
+        return is_demo(self._project_root())
+
+    def action_reset_demo(self) -> None:
+        if self._refuse_read_only():
+            return
+        if not self._is_demo():
+            self.status_line.show(
+                Prompt(
+                    "R resets the bundled demo's state; this project is not the demo.", tone="warn"
+                )
+            )
+            return
+        if self.running:
+            self.status_line.show(
+                Prompt("A chain is running: stop it (x) before resetting the demo.", tone="warn")
+            )
+            return
+        from cfn_debug.demo.runs import reset_state
+
+        try:
+            root = reset_state(self.config.env_vars)
+        except OSError as error:
+            self.status_line.show(
+                Prompt(f"Could not reset the demo's state: {error}", tone="error")
+            )
+            return
+        self.status_line.show(
+            Prompt(
+                f"Demo state reset ({root}): every widget your runs created is gone.",
+                "The seed widgets come back with the next invocation.",
+                "ok",
+            )
+        )
 
     def _title_timeline(self) -> None:
-        """The timeline's border says whose chain it is: event, action, function, status."""
-        view, timeline = self.view, self.query_one(Timeline)
-        run = view.run
-        name = (run.event_name if run else None) or view.event_name
-        if name is None:
-            timeline.border_title = "Timeline"
-            return
-        parts = [name.rsplit("/", 1)[-1]]  # the folder is in the events panel already
-        if run is not None:
-            parts += [run.action.value, run.function_name]
-            if view.ended:
-                status = run.final_status or (
-                    run.end_reason.value if run.end_reason else "interrupted"
-                )
-            else:
-                status = "running"
-            parts.append(status)
-        else:
-            parts.append("starting")
-        if view.rerun is not None:
-            parts.append("re-run on save")
-        timeline.border_title = "Timeline · " + " · ".join(parts)
+        self.timeline.show_title(self.view)
 
     def on_run_failed(self, message: RunFailed) -> None:
         if not self._ui_alive():
@@ -952,7 +1097,7 @@ class CfnDebugApp(App[int]):
         if message.generation != self.view.generation:
             return
         self.view.ended = True
-        self.query_one(RunStatus).show(Prompt(message.error, message.hint, "error"))
+        self.status_line.show(Prompt(message.error, message.hint, "error"))
 
     def on_run_finished(self, message: RunFinished) -> None:
         if not self._ui_alive():
@@ -968,13 +1113,14 @@ class CfnDebugApp(App[int]):
 
     @on(DataTable.RowHighlighted, "#timeline")
     def _step_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        self._refresh_detail(message.cursor_row)
+        # The row under the cursor now: a late message must not show an older step.
+        self._refresh_detail()
 
     def _refresh_detail(self, row: int | None = None) -> None:
         if not self._ui_alive():
             return
         steps = self.view.steps
-        timeline = self.query_one(Timeline)
+        timeline = self.timeline
         if row is None:
             row = timeline.cursor_row if timeline.row_count else -1
         step = steps[row] if 0 <= row < len(steps) else None
@@ -984,7 +1130,7 @@ class CfnDebugApp(App[int]):
                 limit = self.workspace.schema.handler_timeout_s(steps[0].action)
             except Exception:
                 limit = None
-        detail = self.query_one(StepDetail)
+        detail = self.detail
         detail.changes = self._changes()
         detail.show(step, steps, self.view.run if self.view.ended else None, limit)
 
@@ -1003,12 +1149,12 @@ class CfnDebugApp(App[int]):
             paths,
             build,
             view.comparison,
-            self.query_one(StepDetail).palette,
+            self.detail.palette,
             deterministic=self.config.deterministic,
         )
 
     def action_show_tab(self, tab: str) -> None:
-        self.query_one(StepDetail).active = tab
+        self.detail.active = tab
 
     # --- replay controls --------------------------------------------------------------------
 
@@ -1022,10 +1168,11 @@ class CfnDebugApp(App[int]):
 
     def _show_mode(self) -> None:
         """The header shows the mode; one changed during a run applies to the next run."""
+        self._footer_follows()
         if self.read_only:
             return
         pending = self.running and self.mode != self.view.mode
-        self.query_one(SessionHeader).mode = f"{self.mode} (next run)" if pending else self.mode
+        self.header.mode = f"{self.mode} (next run)" if pending else self.mode
 
     def action_advance(self) -> None:
         if self._refuse_read_only():
@@ -1055,7 +1202,7 @@ class CfnDebugApp(App[int]):
         editor = JsonEditor(
             f"callbackContext for invocation #{awaiting.next_index} (a JSON object, or null)",
             current,
-            _context_problems,
+            context_problems,
             apply_label="Use it (Ctrl+S)",
         )
         self.push_screen(editor, self._context_edited)
@@ -1065,7 +1212,7 @@ class CfnDebugApp(App[int]):
         if value is ... or awaiting is None:
             return
         self.pending_context = value
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 f"Step mode: invocation #{awaiting.next_index} is ready (callbackContext edited).",
                 "s sends it · c edits its callbackContext · x stops the chain",
@@ -1075,7 +1222,7 @@ class CfnDebugApp(App[int]):
     def action_skip_delay(self) -> None:
         if self._refuse_read_only():
             return
-        status = self.query_one(RunStatus)
+        status = self.status_line
         control = self.control
         if control is None or not isinstance(status.state, Countdown):
             self.bell()
@@ -1099,13 +1246,13 @@ class CfnDebugApp(App[int]):
             return
         if self.watcher is not None or (self.watching and self.workspace is None):
             self._stop_watching()
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt("Watch mode off.", "w watches the handler sources, schema and events again.")
             )
             return
         self.watching = True
         if self.workspace is None:
-            self.query_one(SessionHeader).watch = True
+            self.header.watch = True
             return  # it starts when the project opens
         self._start_watching()
 
@@ -1129,9 +1276,9 @@ class CfnDebugApp(App[int]):
         self.watching = True
         if self.selected_event is not None:
             self._target(self.selected_event)
-        self.query_one(SessionHeader).watch = True
+        self.header.watch = True
         build = f", then `{self.config.build}`" if self.config.build else ""
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(
                 "Watch mode on: saving a handler source, the schema or an event file re-runs "
                 f"the selected event{build}.",
@@ -1147,7 +1294,7 @@ class CfnDebugApp(App[int]):
         if watcher is not None:
             watcher.stop()
         self.workers.cancel_group(self, "watch")
-        self.query_one(SessionHeader).watch = False
+        self.header.watch = False
 
     @work(exclusive=True, group="watch", exit_on_error=False)
     async def _watch_files(self, watcher: Any) -> None:
@@ -1162,7 +1309,7 @@ class CfnDebugApp(App[int]):
         if not self._ui_alive():
             return
         self._stop_watching()
-        self.query_one(RunStatus).show(
+        self.status_line.show(
             Prompt(f"Watch mode stopped: {message.error}", "Press w to watch again.", "error")
         )
 
@@ -1188,12 +1335,12 @@ class CfnDebugApp(App[int]):
 
             base = default_journal_path()
         if not self.session_runs:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt("Nothing to export yet.", "Run an event first (r).", "warn")
             )
             return
         target = export_target(base, fmt)
-        self.query_one(RunStatus).show(Prompt(f"Exporting the session to {target}…"))
+        self.status_line.show(Prompt(f"Exporting the session to {target}…"))
         self._write_export(fmt, target, self._export_session())
 
     def _export_session(self) -> Any:
@@ -1226,15 +1373,13 @@ class CfnDebugApp(App[int]):
             return
         self.last_export = message.path
         if message.error is not None:
-            self.query_one(RunStatus).show(
+            self.status_line.show(
                 Prompt(f"The export failed: {message.error}", "Check the directory.", "error")
             )
             return
         title = dict(EXPORT_FORMATS).get(message.fmt, message.fmt)
-        self.query_one(RunStatus).show(
-            Prompt(f"Exported the session as {title}: {message.path}", tone="ok")
-        )
-        self.notify(f"Exported {message.path}", title="Export")
+        self.status_line.show(Prompt(f"Exported the session as {title}: {message.path}", tone="ok"))
+        self.notify(f"Exported {printable(str(message.path))}", title="Export", markup=False)
 
     # --- misc -------------------------------------------------------------------------------
 
@@ -1255,25 +1400,30 @@ class CfnDebugApp(App[int]):
             self.push_screen(HelpScreen(shown, saved=self.read_only))
 
     def action_screenshot(self) -> None:
-        target = Path(os.getcwd()) / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
+        """An SVG of the screen shown, credentials masked, in the state directory (or
+        --screenshot-dir): never into the project."""
+        from cfn_debug.session import state_dir
+
+        folder = self.config.screenshot_dir or state_dir() / "screenshots"
+        target = folder / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
         svg = scrub_secrets(self.export_screenshot(title="cfn-debug"), self._known_secrets())
         try:
+            folder.mkdir(parents=True, exist_ok=True)
             target.write_text(svg, encoding="utf-8")
         except OSError as error:
-            self.notify(f"Could not save the screenshot: {error}", severity="error")
+            self.notify(
+                printable(f"Could not save the screenshot: {error}"), severity="error", markup=False
+            )
             return
         self.last_screenshot = target
-        self.notify(f"Saved {target}")
+        self.notify(printable(f"Saved {target}"), markup=False)
 
     def _known_secrets(self) -> set[str]:
         """Every credential value the session carries (events, profile): none may be drawn."""
-        found: set[str] = set()
         sources: list[Any] = [event.data for event in self.events]
         if self.workspace is not None:
             sources.append(getattr(self.workspace.defaults, "credentials", None))
-        for source in sources:
-            _collect_secrets(source, found, inside=False)
-        return {s for s in found if len(s) >= 8}
+        return known_secrets(sources)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for action in ACTIONS:
@@ -1299,65 +1449,3 @@ class CfnDebugApp(App[int]):
 @dataclass(frozen=True)
 class _JournalProblem:
     text: str
-
-
-def comparison_line(comparison: Any) -> str:
-    """One line: the findings fixed, new and still failing against the previous run."""
-    parts = []
-    for label, findings in (
-        ("fixed", comparison.fixed),
-        ("new", comparison.new),
-        ("still failing", comparison.still),
-    ):
-        if findings:
-            parts.append(f"{label} " + ", ".join(sorted({f.rule_id for f in findings})))
-    if not parts:
-        return "Since the last run: no findings then or now."
-    return "Since the last run: " + " · ".join(parts) + "."
-
-
-def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
-    from cfn_debug.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS
-
-    if isinstance(value, dict):
-        for key, item in value.items():
-            lowered = str(key).lower()
-            secret = inside or lowered in SECRET_KEYS or lowered in CREDENTIAL_CONTAINERS
-            _collect_secrets(item, found, inside=secret)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _collect_secrets(item, found, inside=inside)
-    elif inside and isinstance(value, str):
-        found.add(value)
-    elif hasattr(value, "__dict__") and not isinstance(value, str | int | float | bool):
-        _collect_secrets(vars(value), found, inside=True)
-
-
-def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every known secret (and anything that looks like an access key) masked."""
-    from cfn_debug.redact import redact_text
-
-    return redact_text(text, sorted(secrets, key=len, reverse=True))
-
-
-def restore_redacted(edited: Any, original: Any) -> Any:
-    """The editor shows credentials redacted; put the original values back where the marker
-    is still in place (anything the user typed over it is kept)."""
-    from cfn_debug.redact import REDACTED
-
-    if edited == REDACTED:
-        return original
-    if isinstance(edited, dict) and isinstance(original, dict):
-        return {k: restore_redacted(v, original.get(k)) for k, v in edited.items()}
-    if isinstance(edited, list) and isinstance(original, list):
-        return [
-            restore_redacted(v, original[i] if i < len(original) else None)
-            for i, v in enumerate(edited)
-        ]
-    return edited
-
-
-def _context_problems(value: Any) -> list[tuple[str, str]]:
-    if value is None or isinstance(value, dict):
-        return []
-    return [("", f"expected a JSON object or null, got {type(value).__name__}")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 Mode = Literal["auto", "step", "stop"]
 MODES: tuple[Mode, ...] = ("auto", "step", "stop")
@@ -28,6 +28,10 @@ class AppConfig:
     journal: Path | None = None
     #: `cfn-debug open TRANSCRIPT`: show this saved session read-only (no endpoint, no runs).
     transcript: Path | None = None
+    #: The saved session already read from ``transcript`` (`open` reads it before starting).
+    saved: Any = None
+    #: Where Ctrl+S writes screenshots (`--screenshot-dir`); None: the state directory.
+    screenshot_dir: Path | None = None
     mode: Mode = "auto"
     #: Passed to the embedded endpoint (SAM's --env-vars shape), e.g. the demo's state dir.
     env_vars: dict[str, dict[str, str]] | None = None
@@ -46,6 +50,7 @@ class AppConfig:
         schema = getattr(args, "schema", None)
         journal = getattr(args, "journal", None)
         transcript = getattr(args, "transcript", None)
+        shots = getattr(args, "screenshot_dir", None)
         return cls(
             project_dir=Path(project) if project else None,
             endpoint=getattr(args, "endpoint", None),
@@ -61,4 +66,5 @@ class AppConfig:
             transcript=Path(transcript) if transcript else None,
             python=getattr(args, "python", None),
             read_back=not getattr(args, "no_read_back", False),
+            screenshot_dir=Path(shots) if shots else None,
         )

@@ -4,6 +4,7 @@ TRANSCRIPT`: show a saved session in it, read-only."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ def ui_command(args: argparse.Namespace) -> int:
 
 def open_command(args: argparse.Namespace) -> int:
     """Reopen a JSON transcript or a session journal: no endpoint starts, nothing runs."""
-    from cfn_debug.export.json import load_session
+    from cfn_debug.export import load_session
 
     path = Path(args.transcript)
     if not path.exists():
@@ -25,15 +26,33 @@ def open_command(args: argparse.Namespace) -> int:
             "no such file (expected a JSON transcript or a .jsonl session journal)",
             path=path,
         )
-    # A file that is no transcript (or a FIFO, or garbage) is one line and exit 2 here, before any
-    # screen is drawn; the dashboard loads it again (a valid session only).
-    load_session(path)
-    return _run(AppConfig(transcript=path))
+    # Read before the dashboard starts: a file that is no transcript is a one-line error, exit 2.
+    saved = load_session(path)
+    return _run(dataclasses.replace(AppConfig.from_args(args), transcript=path, saved=saved))
+
+
+def _no_terminal() -> str | None:
+    """Why the dashboard cannot draw here (no terminal on stdin or stdout), else None."""
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+        try:
+            if stream is None or not stream.isatty():
+                return f"{name} is not a terminal"
+        except (AttributeError, ValueError):  # closed or replaced
+            return f"{name} is not a terminal"
+    return None
 
 
 def _run(config: AppConfig) -> int:
     from cfn_debug.app.app import CfnDebugApp
 
+    missing = _no_terminal()
+    if missing is not None:  # without one Textual would spin a core waiting for input
+        print(
+            f"cfn-debug: error: the dashboard needs a terminal ({missing}); "
+            "use `cfn-debug run EVENT` for a headless run",
+            file=sys.stderr,
+        )
+        return 2
     app = CfnDebugApp(config)
     try:
         app.run()
@@ -45,4 +64,8 @@ def _run(config: AppConfig) -> int:
             file=sys.stderr,
         )
         return 2
+    finally:
+        journal = app.journal
+        if journal is not None and journal.path.exists():
+            print(f"cfn-debug: session journal: {journal.path}", file=sys.stderr)
     return app.return_code or 0

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from cfn_debug.errors import CfnDebugError, EndpointError, EventError, ProjectError, SchemaError
-from cfn_debug.records import EndReason, Level, OutcomeKind, RunRecord
+from cfn_debug.records import EndReason, Level, OutcomeKind, RunRecord, Step
 
 
 def error_hint(error: BaseException) -> str:
@@ -99,3 +102,39 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
         else "No contract findings. Select a step for its request, response, logs and timing."
     )
     return f"{status}: {counted}.", hint, tone
+
+
+def transcript_kind(path: Path | None) -> str:
+    """What `cfn-debug open` shows: a session journal (.jsonl) or a JSON transcript."""
+    return "session journal" if path is not None and path.suffix == ".jsonl" else "JSON transcript"
+
+
+def error_code(run: RunRecord) -> str | None:
+    last = run.steps[-1].result if run.steps else None
+    progress = last.progress if last is not None and last.progress else {}
+    code = progress.get("errorCode")
+    return code if isinstance(code, str) else None
+
+
+def landing_row(steps: list[Step]) -> int:
+    """Where the cursor goes when a chain ends: the first step with a MUST finding, else the
+    last step."""
+    for row, step in enumerate(steps):
+        if any(f.level is Level.MUST for f in step.findings):
+            return row
+    return len(steps) - 1
+
+
+def comparison_line(comparison: Any) -> str:
+    """One line: the findings fixed, new and still failing against the previous run."""
+    parts = []
+    for label, findings in (
+        ("fixed", comparison.fixed),
+        ("new", comparison.new),
+        ("still failing", comparison.still),
+    ):
+        if findings:
+            parts.append(f"{label} " + ", ".join(sorted({f.rule_id for f in findings})))
+    if not parts:
+        return "Since the last run: no findings then or now."
+    return "Since the last run: " + " · ".join(parts) + "."

@@ -75,6 +75,7 @@ _RUN: _Spec = {
     "final_status": (False, "a string or null", _is_opt_str),
     "chain_findings": (False, "a list of findings", _is_list),
     "total_s": (False, "a number of seconds", _is_number),
+    "user_wait_s": (False, "a number of seconds", _is_number),
 }
 _STEP: _Spec = {
     "index": (True, "an integer", _is_int),

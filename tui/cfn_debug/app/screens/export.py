@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from cfn_debug.app.actions import app_keys
 from cfn_debug.app.transcripts import EXPORT_FORMATS
 
 HINTS = {
@@ -22,7 +23,10 @@ HINTS = {
 class ExportScreen(ModalScreen[str | None]):
     """Dismisses with the chosen format name, or None."""
 
-    BINDINGS = [Binding("escape", "dismiss_none", "Cancel", id="export-cancel")]
+    BINDINGS = [
+        Binding("escape", "dismiss_none", "Cancel", id="export-cancel"),
+        *app_keys(leave_out=("export",)),
+    ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):

@@ -10,7 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cfn_debug.app.actions import ACTIONS, TABS, key_label
+from cfn_debug.app.actions import ACTIONS, TABS, app_keys, key_label
+from cfn_debug.textsafe import printable
 
 INTRO = (
     "cfn-debug runs an event against your handler, replays the IN_PROGRESS chain with the returned "
@@ -30,7 +31,7 @@ def help_table() -> Table:
     table.add_column()
     for action in ACTIONS:
         table.add_row(key_label(action), action.help)
-    table.add_row("1 … 6", "Detail tabs: " + ", ".join(title for _, title in TABS) + ".")
+    table.add_row(f"1 … {len(TABS)}", "Detail tabs: " + ", ".join(title for _, title in TABS) + ".")
     table.add_row("Enter", "On an event: run it. On a timeline row: show that step.")
     table.add_row("Tab", "Move between the events, the timeline and the detail tabs.")
     table.add_row("Ctrl+P", "The command palette: every action and every event by name.")
@@ -40,6 +41,7 @@ def help_table() -> Table:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help-close"),
+        *app_keys(leave_out=("help",)),
     ]
 
     def __init__(self, journal: str | None = None, *, saved: bool = False) -> None:
@@ -56,13 +58,12 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box"):
             yield Static(Text("cfn-debug: keys", style="bold"), classes="help-title")
             yield Static(INTRO, classes="help-intro")
-            yield Static(help_table())
-            yield Static(Text("\nReplay modes (m cycles them)", style="bold"))
+            yield Static(Text("Replay modes (m cycles them)", style="bold"))
             yield Static(modes)
             if self._journal is not None:
                 label = "Saved session (read-only)" if self._saved else "Session journal"
                 line = Text(f"\n{label}: ", style="bold")
-                line.append(self._journal, style="")
+                line.append(printable(self._journal), style="")
                 yield Static(line, id="help-journal")
                 yield Static(
                     Text(
@@ -71,4 +72,6 @@ class HelpScreen(ModalScreen[None]):
                         style="dim",
                     )
                 )
+            yield Static(Text("\nKeys", style="bold"))
+            yield Static(help_table())
             yield Static(Text("\nPress Esc to close.", style="dim"))

@@ -6,11 +6,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
+
+from cfn_debug.app.actions import app_keys
+from cfn_debug.textsafe import printable
 
 #: Takes the parsed document, returns the problems as (where, message); empty when it is fine.
 Validator = Callable[[Any], list[tuple[str, str]]]
@@ -29,6 +33,7 @@ class JsonEditor(ModalScreen[Any]):
     BINDINGS = [
         Binding("ctrl+s", "apply", "Apply", id="editor-apply"),
         Binding("escape", "cancel", "Cancel", id="editor-cancel"),
+        *app_keys(leave_out=("screenshot",)),
     ]
 
     def __init__(
@@ -51,7 +56,7 @@ class JsonEditor(ModalScreen[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="editor-box"):
-            yield Static(self._title, id="editor-title")
+            yield Static(Text(printable(self._title)), id="editor-title")
             yield TextArea(
                 self._text, id="editor-text", show_line_numbers=True, tab_behavior="indent"
             )
@@ -91,7 +96,7 @@ class JsonEditor(ModalScreen[Any]):
             shown = problems[:8] + (
                 [f"… and {len(problems) - 8} more"] if len(problems) > 8 else []
             )
-            box.update("✗ " + "\n✗ ".join(shown))
+            box.update(Text(printable("✗ " + "\n✗ ".join(shown))))
         else:
             box.update("✓ valid")
 

@@ -29,7 +29,9 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
+from cfn_debug.app.actions import app_keys
 from cfn_debug.app.render import Palette, format_duration, scrub, step_status
+from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.records import (
     DelayStarted,
@@ -458,6 +460,10 @@ class ScenariosScreen(ModalScreen[None]):
         padding: 0 1;
         color: $text-muted;
     }
+    #sc-bar {
+        height: 1;
+        padding: 0 1;
+    }
     #sc-progress {
         height: 2;
         padding: 0 1;
@@ -488,6 +494,7 @@ class ScenariosScreen(ModalScreen[None]):
         Binding("a", "run_all", "Run all", id="scenarios-run-all"),
         Binding("x", "cancel", "Cancel", id="scenarios-cancel"),
         Binding("escape,q", "close", "Back", id="scenarios-close"),
+        *app_keys(),
     ]
 
     def __init__(
@@ -548,6 +555,7 @@ class ScenariosScreen(ModalScreen[None]):
                 )
             with VerticalScroll(id="sc-detail"):
                 yield Static(id="sc-body")
+        yield WorkProgress(deterministic=self.deterministic, id="sc-bar")
         yield Static(id="sc-progress")
         yield Footer()
 
@@ -744,6 +752,9 @@ class ScenariosScreen(ModalScreen[None]):
         if name is None:
             return
         if isinstance(event, ScenarioStarted):
+            self.query_one(WorkProgress).advance(
+                event.index, f"Scenario {event.name}", total=event.total
+            )
             self._refresh_badge(name)
             self._select(name)  # follow the scenario in play
             if not self.cancelling:
@@ -767,6 +778,7 @@ class ScenariosScreen(ModalScreen[None]):
         if message.generation != self.generation or not self.is_attached:
             return
         self.running = False
+        self.query_one(WorkProgress).finish()
         if self.board.current is not None:
             self.board.interrupt("cancelled before it ended")
         for name in self.board.views:

@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from cfn_debug.app.render import scrub
+from cfn_debug.textsafe import printable
 
 
 class SessionHeader(Static):
@@ -15,18 +16,25 @@ class SessionHeader(Static):
     function: reactive[str] = reactive("-")
     mode: reactive[str] = reactive("auto")
     watch: reactive[bool] = reactive(False)
+    #: Which AWS the handlers talk to (local with its URL, real with profile and account, or
+    #: none), as the workspace describes it; empty until the engine offers a description.
+    aws: reactive[str] = reactive("")
 
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
         super().__init__(id=id)
         self._deterministic = deterministic
 
     def render(self) -> Text:
-        endpoint = scrub(self.endpoint) if self._deterministic else self.endpoint
-        text = Text(f" {self.type_name}", style="bold")
+        endpoint = printable(scrub(self.endpoint) if self._deterministic else self.endpoint)
+        text = Text(f" {printable(self.type_name)}", style="bold")
         text.append("  │  ", style="dim")
         text.append(endpoint)
         text.append(" → ", style="dim")
-        text.append(self.function, style="bold")
+        text.append(printable(self.function), style="bold")
+        if self.aws:
+            text.append("  │  ", style="dim")
+            text.append("AWS ", style="dim")
+            text.append(printable(scrub(self.aws) if self._deterministic else self.aws))
         text.append("  │  ", style="dim")
         text.append("mode ", style="dim")
         text.append(self.mode, style="bold")

@@ -11,6 +11,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from cfn_debug.app.render import Palette, duration_bar, format_duration, scrub, timing_style
+from cfn_debug.textsafe import printable
 
 GAUGE_WIDTH = 30
 TICK_S = 0.1
@@ -123,10 +124,10 @@ class RunStatus(Static):
                 )
             line.append("   press d to skip", style=f"bold {p.accent}")
             return line
-        text = scrub(state.text) if self._deterministic else state.text
+        text = printable(scrub(state.text) if self._deterministic else state.text)
         style = {"ok": p.ok, "warn": p.warn, "error": p.error}.get(state.tone, "")
         parts: list[RenderableType] = [Text(text, style=f"bold {style}".strip())]
         if state.hint:
-            hint = scrub(state.hint) if self._deterministic else state.hint
+            hint = printable(scrub(state.hint) if self._deterministic else state.hint)
             parts.append(Text(hint, style=p.muted))
         return Group(*parts)

@@ -7,17 +7,20 @@ from collections.abc import Callable
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from cfn_debug.app.actions import TABS
 from cfn_debug.app.render import (
     Palette,
+    aws_calls_renderable,
     changes_renderable,
     findings_renderable,
     json_renderable,
     logs_renderable,
     response_renderable,
+    run_tally,
     scrub,
     timing_renderable,
 )
@@ -29,6 +32,13 @@ ContractOf = Callable[[str, Action | None], str | None]
 
 class StepDetail(Vertical):
     """Renders only the active tab; switching tabs renders the newly shown one."""
+
+    ALLOW_MAXIMIZE = True  # z: the detail alone on screen
+    BINDINGS = [
+        Binding("n", "search_step(1)", "Next match", show=False, id="search-next"),
+        Binding("N", "search_step(-1)", "Previous match", show=False, id="search-previous"),
+        Binding("escape", "end_search", "End search", show=False, id="search-end"),
+    ]
 
     def __init__(
         self,
@@ -48,12 +58,19 @@ class StepDetail(Vertical):
         self._rendered: set[str] = set()
         #: Watch mode's Changes section, shown first on the Findings tab when there is one.
         self.changes: RenderableType | None = None
+        #: `/` search: the query, the current match, and how many the active tab has.
+        self.query_text = ""
+        self.match_index = 0
+        self.matches = 0
 
     def compose(self) -> ComposeResult:
         with TabbedContent(initial="findings", id="tabs"):
             for tab_id, title in TABS:
                 with TabPane(title, id=tab_id), VerticalScroll(id=f"{tab_id}-scroll"):
                     yield Static(id=f"{tab_id}-body", classes="detail-body")
+        with Horizontal(id="search-bar"):
+            yield Input(placeholder="search this tab", id="search-input")
+            yield Static(id="search-info")
 
     @property
     def active(self) -> str:
@@ -85,7 +102,68 @@ class StepDetail(Vertical):
         if tab in self._rendered:
             return
         self._rendered.add(tab)
+        if self.query_text:
+            self._search(jump=False)
+            return
         self.query_one(f"#{tab}-body", Static).update(self.renderable_for(tab))
+
+    # --- `/` search --------------------------------------------------------------------------
+
+    def start_search(self) -> None:
+        bar = self.query_one("#search-bar")
+        bar.display = True
+        self.query_one("#search-input", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_text = event.value
+        self.match_index = 0
+        self._search(jump=True)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(f"#{self.active or 'findings'}-scroll").focus()
+
+    def action_search_step(self, delta: int) -> None:
+        if not self.query_text or not self.matches:
+            self.app.bell()
+            return
+        self.match_index = (self.match_index + delta) % self.matches
+        self._search(jump=True)
+
+    def action_end_search(self) -> None:
+        if not self.query_text and not self.query_one("#search-bar").display:
+            self.screen.minimize()  # Esc's usual meaning here: leave the maximized detail
+            return
+        self.query_text = ""
+        self.matches = 0
+        self.query_one("#search-input", Input).value = ""
+        self.query_one("#search-bar").display = False
+        self._rendered.clear()
+        self.render_active()
+        self.query_one(f"#{self.active or 'findings'}-scroll").focus()
+
+    def _search(self, *, jump: bool) -> None:
+        from cfn_debug.app.searching import as_text, find
+
+        tab = self.active or "findings"
+        scroll = self.query_one(f"#{tab}-scroll", VerticalScroll)
+        width = (scroll.size.width or self.size.width or 80) - 2
+        found = find(as_text(self.renderable_for(tab), width), self.query_text, self.match_index)
+        self.matches = len(found.starts)
+        self.match_index = max(found.current, 0)
+        self.query_one(f"#{tab}-body", Static).update(found.text)
+        info = self.query_one("#search-info", Static)
+        if not self.query_text:
+            info.update("")
+        elif not found.starts:
+            info.update(Text(" no match", style=self.palette.warn))
+        else:
+            info.update(
+                Text(f" {found.current + 1}/{self.matches}  n next · N previous · Esc ends")
+            )
+        if jump and found.starts:
+            scroll.scroll_to(y=max(0, found.line - 2), animate=False)
 
     def renderable_for(self, tab: str) -> RenderableType:
         step, p, det = self.step, self.palette, self._deterministic
@@ -95,6 +173,8 @@ class StepDetail(Vertical):
             parts: list[RenderableType] = []
             if self.changes is not None:
                 parts.append(self.changes)
+            if self.steps:
+                parts += [run_tally(self.steps, self.run, p), Text("")]
             if step is not None:
                 parts.append(
                     findings_renderable(
@@ -145,7 +225,14 @@ class StepDetail(Vertical):
             head = Text(f"Handler log lines of step #{step.index}", style="bold")
             if step.result.request_id and not det:
                 head.append(f"  RequestId {step.result.request_id}", style=p.muted)
-            return Group(head, logs_renderable(step.result.logs, p, deterministic=det))
+            logs = logs_renderable(
+                step.result.logs, p, request_id=step.result.request_id, deterministic=det
+            )
+            return Group(head, logs)
+        if tab == "aws":
+            head = Text(f"AWS calls of step #{step.index}", style="bold")
+            calls = getattr(step, "aws_calls", None) or []
+            return Group(head, aws_calls_renderable(calls, p, deterministic=det))
         return Text(scrub(tab) if det else tab)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 
+from rich.markup import escape
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.timer import Timer
 from textual.widgets import DataTable
 
@@ -16,17 +18,27 @@ from cfn_debug.app.render import (
     status_text,
     step_status,
 )
+from cfn_debug.app.runview import RunView
 from cfn_debug.records import Step
+from cfn_debug.textsafe import printable
 
 #: A row shows this soon after its step completes; while steps stream in (the last batch was
 #: recent) rows are added in batches every STREAM_FLUSH_S: one layout pass per batch.
 FLUSH_S = 0.05
 STREAM_FLUSH_S = 0.25
 
-COLUMNS = ("#", "Action", "Status", "Duration (limit)", "Delay", "Findings", "Changed")
+#: What matters first comes first: at 80 columns the status, duration and findings stay in view
+#: (the action is the chain's, named in the border title too).
+COLUMNS = ("#", "Status", "Duration (limit)", "Findings", "Delay", "Changed", "Action")
+#: Duration bars by the timeline's width: (narrower than, bar width); else BAR_WIDEST.
+BAR_WIDTHS = ((72, 8), (150, 16))
+BAR_WIDEST = 32
 
 
 class Timeline(DataTable[Text]):
+    """Follows the newest step while a chain streams, unless the user moved the cursor away
+    from the last row (moving it back to the last row follows again)."""
+
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._deterministic = deterministic
@@ -34,10 +46,35 @@ class Timeline(DataTable[Text]):
         self._pending: list[Step] = []
         self._flush_timer: Timer | None = None
         self._last_flush = 0.0
+        #: The steps shown, in order (rows are drawn from them again on a resize or a theme).
+        self.steps: list[Step] = []
+        self.bar_width = 16
+        #: True while the cursor follows the newest row; a user's move away clears it.
+        self.follow = True
+        self._placing = False
+
+    def watch_cursor_coordinate(self, old: Coordinate, new: Coordinate) -> None:
+        super().watch_cursor_coordinate(old, new)
+        if not self._placing and old != new:
+            self.follow = new.row >= self.row_count - 1
+
+    def place(self, row: int) -> None:
+        """Move the cursor for the user (not a user's move: following is unchanged)."""
+        self._placing = True
+        try:
+            self.move_cursor(row=row, animate=False)
+        finally:
+            self._placing = False
 
     def on_mount(self) -> None:
         for label in COLUMNS:
             self.add_column(label, key=label)
+
+    def on_resize(self) -> None:
+        width = next((w for below, w in BAR_WIDTHS if self.size.width < below), BAR_WIDEST)
+        if width != self.bar_width:
+            self.bar_width = width
+            self.redraw()
 
     def row_cells(self, step: Step) -> list[Text]:
         p = self.palette
@@ -46,16 +83,23 @@ class Timeline(DataTable[Text]):
         delay = format_duration(step.callback_delay_s) if step.callback_delay_s else "-"
         return [
             Text(str(step.index), justify="right"),
-            Text(step.action.value),
             status_text(step_status(step), p),
-            duration_bar(step.duration_s, step.limit_s, p, deterministic=self._deterministic),
-            Text(delay, style=p.muted, justify="right"),
+            duration_bar(
+                step.duration_s,
+                step.limit_s,
+                p,
+                width=self.bar_width,
+                deterministic=self._deterministic,
+            ),
             Text(str(findings), style=f"bold {p.error}" if findings else p.muted, justify="right"),
+            Text(delay, style=p.muted, justify="right"),
             Text(str(changed_properties(step)), justify="right"),
+            Text(step.action.value),
         ]
 
     def queue_step(self, step: Step) -> None:
         """Add a step's row soon; the cursor follows the newest row if it was on the last one."""
+        self.steps.append(step)
         self._pending.append(step)
         if self._deterministic:
             self.flush()
@@ -69,22 +113,79 @@ class Timeline(DataTable[Text]):
         self._last_flush = time.monotonic()
         if not self._pending:
             return
-        follow = self.row_count == 0 or self.cursor_row >= self.row_count - 1
-        for step in self._pending:
-            self.add_row(*self.row_cells(step), key=str(step.index))
+        self._placing = True  # rows added under the cursor are not the user's move
+        try:
+            for step in self._pending:
+                self.add_row(*self.row_cells(step), key=str(step.index))
+        finally:
+            self._placing = False
         self._pending.clear()
-        if follow:
-            self.move_cursor(row=self.row_count - 1, animate=False)
+        if self.follow:
+            self.place(self.row_count - 1)
 
     def reset(self) -> None:
+        self.steps = []
         self._pending.clear()
-        self.clear()
+        self._placing = True
+        try:
+            self.clear()
+        finally:
+            self._placing = False
+        self.follow = True
 
-    def show_steps(self, steps: list[Step]) -> None:
-        cursor = self.cursor_row
-        self._pending.clear()
-        self.clear()
-        for step in steps:
-            self.add_row(*self.row_cells(step), key=str(step.index))
+    def show_steps(self, steps: list[Step], row: int | None = None) -> None:
+        """Show exactly ``steps``; the cursor goes to ``row``, else stays on its row number."""
+        cursor = self.cursor_row if row is None else row
+        self.reset()
+        self.steps = list(steps)
+        self._placing = True
+        try:
+            for step in steps:
+                self.add_row(*self.row_cells(step), key=str(step.index))
+        finally:
+            self._placing = False
         if steps:
-            self.move_cursor(row=min(cursor, len(steps) - 1), animate=False)
+            self.place(min(max(cursor, 0), len(steps) - 1))
+
+    def finish(self, steps: list[Step], row: int) -> None:
+        """The chain ended with ``steps``: every row shown, and the cursor on ``row`` unless the
+        user moved it away while the chain ran."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        self.flush()
+        follow = self.follow
+        if self.row_count != len(steps):
+            self.show_steps(steps, self.cursor_row)
+        self.follow = follow
+        if steps and follow:
+            self.place(min(row, len(steps) - 1))
+
+    def redraw(self) -> None:
+        """Every row again (a theme change, a new width): same rows, same cursor, same follow."""
+        follow = self.follow
+        self.show_steps(list(self.steps), self.cursor_row)
+        self.follow = follow
+
+    def show_title(self, view: RunView) -> None:
+        """The border says whose chain it is: event, action, function, status."""
+        run = view.run
+        name = (run.event_name if run else None) or view.event_name
+        if name is None:
+            self.border_title = "Timeline"
+            return
+        parts = [name.rsplit("/", 1)[-1]]  # the folder is in the events panel already
+        if run is not None:
+            parts += [run.action.value, run.function_name]
+            if view.ended:
+                status = run.final_status or (
+                    run.end_reason.value if run.end_reason else "interrupted"
+                )
+            else:
+                status = "running"
+            parts.append(status)
+        else:
+            parts.append("starting")
+        if view.rerun is not None:
+            parts.append("re-run on save")
+        self.border_title = escape(printable("Timeline · " + " · ".join(parts)))
