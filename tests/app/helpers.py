@@ -29,6 +29,8 @@ def demo_config(state_dir: Path, **overrides: object) -> AppConfig:
         "deterministic": True,
         # The session journal stays in the test's directory (never the user's state dir).
         "journal": state_dir / "session.jsonl",
+        # The chain as the event runs it; cfn-debug's own read-back READ is tested on its own.
+        "read_back": False,
     }
     settings.update(overrides)
     return AppConfig(**settings)  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ SIZE = (140, 45)
 
 
 async def test_a_success_is_read_back_as_cfn_debugs_own_step(demo_state: Path) -> None:
-    app = CfnDebugApp(demo_config(demo_state))
+    app = CfnDebugApp(demo_config(demo_state, read_back=True))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
         run = app.view.run

@@ -11,6 +11,7 @@ IN_PROGRESS, so create-read must fail read-list-not-in-progress.
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -157,7 +158,9 @@ async def test_typed_type_configuration_is_sent_and_checked(demo_state: Path) ->
 
 
 async def test_cancel_stops_after_the_scenario_in_play(demo_state: Path) -> None:
-    app = CfnDebugApp(demo_config(demo_state))
+    # The demo's callback delays are honoured (up to 1 s) so that the run is still going when
+    # the key is pressed: with every delay skipped the fork server finishes all 16 first.
+    app = CfnDebugApp(demo_config(demo_state, max_delay=1.0))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_scenarios(pilot)
         await pilot.press("a")
@@ -169,7 +172,8 @@ async def test_cancel_stops_after_the_scenario_in_play(demo_state: Path) -> None
         # Long work shows a progress bar with counts (and, outside snapshots, elapsed time).
         bar = screen.query_one(WorkProgress)
         assert bar.display and bar.total == len(SCENARIOS)
-        assert f"0/{len(SCENARIOS)}" in bar.line().plain
+        # (done/total: on a fast machine several scenarios are already done when this looks)
+        assert re.search(rf"\b\d+/{len(SCENARIOS)}\b", bar.line().plain), bar.line().plain
         await pilot.press("x")
         await wait_until(pilot, lambda: not screen.running, "the run to stop")
         await pilot.pause()
