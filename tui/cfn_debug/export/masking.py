@@ -167,6 +167,10 @@ def _strings(value: Any) -> Iterator[str]:
         yield json.dumps(value)
 
 
+#: Words longer than this are not put into trie_pattern's prefix tree (see there).
+TRIE_MAX_DEPTH = 100
+
+
 def trie_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
     """One regex matching any of ``words``, shaped as a prefix tree.
 
@@ -175,14 +179,20 @@ def trie_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
     words win over their own prefixes (greedy, longest branch first).
     """
     trie: dict[str, Any] = {}
+    long_words: set[str] = set()
     for word in words:
         if not word:
+            continue
+        if len(word) > TRIE_MAX_DEPTH:
+            # a tree as deep as a long secret would nest groups past the regex compiler's (and
+            # Python's) recursion limits: such words are plain alternatives, tried first
+            long_words.add(word)
             continue
         node = trie
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
-    if not trie:
+    if not trie and not long_words:
         return None
 
     def build(node: dict[str, Any]) -> str:
@@ -195,7 +205,13 @@ def trie_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
             return f"(?:{body})?"
         return body
 
-    return re.compile(build(trie))
+    longest_first = sorted(long_words, key=len, reverse=True)
+    alternatives = [re.escape(word) for word in longest_first]
+    if trie:
+        alternatives.append(build(trie))
+    if len(alternatives) == 1:
+        return re.compile(alternatives[0])
+    return re.compile("(?:" + "|".join(alternatives) + ")")
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
