@@ -37,14 +37,20 @@ def run_command(args: argparse.Namespace) -> int:
         raise CfnDebugError("--json: cannot be combined with --watch (it prints one document)")
     if build is not None and not watch:
         raise CfnDebugError("--build: runs before each re-run, so it needs --watch")
-    events = [load_event(Path(path)) for path in args.events]
     reveal = bool(getattr(args, "reveal_write_only", False))
     # soft_wrap: a CI log is wider than the 80 columns Rich assumes off a terminal.
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
     printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
     runs: list[RunRecord] = []
 
-    workspace = open_workspace(args)
+    workspace = open_workspace(args, console)
+    try:
+        events = _events_to_run(args, workspace, load_event)
+    except BaseException:
+        workspace.close()
+        raise
+    # First, before any event: which AWS the handlers talk to.
+    console.print(workspace.describe_aws(), markup=False)
     journal = _open_journal(args, workspace)
     write_only = workspace.schema.write_only if workspace.schema is not None else ()
     masked = OutputMasker(write_only, reveal=reveal)
@@ -189,11 +195,31 @@ def _watch(
     return EXIT_INTERRUPTED
 
 
+def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) -> list[Any]:
+    """The EVENT files (their placeholders filled from the workspace's exports), else every
+    event the project has; a file that would not load is an error (exit 2), not skipped."""
+    exports = workspace.project.exports
+    if args.events:
+        return [load_event(Path(path), exports=exports) for path in args.events]
+    if workspace.project.event_errors:
+        raise workspace.project.event_errors[0]
+    if not workspace.project.events:
+        raise CfnDebugError(
+            "no events to run: expected EVENT files, or sample_events/, sam-tests/ or inputs/ "
+            "in the project",
+            path=workspace.project.root,
+            field="EVENT",
+        )
+    return list(workspace.project.events)
+
+
 def _document(workspace: Any, runs: list[Any], masked: OutputMasker) -> dict[str, Any]:
     must = sum(len(run.must_failures) for run in runs)
+    target = workspace.aws_target
     return {
         "cfn_debug": __version__,
         "endpoint": workspace.endpoint_label,
+        "aws": target.to_dict() if target is not None else None,
         "type_name": workspace.schema.type_name if workspace.schema else None,
         "ok": must == 0,
         "must_findings": must,

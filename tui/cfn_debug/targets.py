@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cfn_debug.errors import CfnDebugError
 
@@ -25,10 +25,20 @@ def chain_options(args: argparse.Namespace) -> ChainOptions:
     return ChainOptions(max_reinvoke=args.max_reinvoke, max_delay_s=args.max_delay)
 
 
-def open_workspace(args: argparse.Namespace) -> Workspace:
-    """The project, schema and endpoint the target options name; ``close()`` it when done."""
+def open_workspace(args: argparse.Namespace, console: Any = None) -> Workspace:
+    """The project, schema, endpoint and AWS the target options name; ``close()`` it when done.
+
+    ``console`` (Rich) shows the local AWS starting and the setup stack's progress.
+    """
+    from cfn_debug.aws.session import AwsOptions
     from cfn_debug.workspace import Workspace
 
+    aws = AwsOptions.from_args(args)
+    progress = None
+    if console is not None:
+        from cfn_debug.aws.progress import SetupProgressPrinter
+
+        progress = SetupProgressPrinter(console)
     return Workspace.open(
         Path(args.project) if args.project else None,
         endpoint=args.endpoint,
@@ -36,4 +46,6 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
         schema_path=Path(args.schema) if args.schema else None,
         region=args.region,
         profile=args.profile,
+        aws=aws,
+        progress=progress,
     )

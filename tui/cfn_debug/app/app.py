@@ -85,6 +85,7 @@ def open_workspace(config: AppConfig) -> Workspace:
         region=config.region,
         profile=config.profile,
         env_vars=config.env_vars,
+        aws=config.aws,
     )
 
 

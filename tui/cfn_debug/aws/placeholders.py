@@ -113,9 +113,10 @@ def fill(
         return node
 
     try:
-        return walk(data, base), filled
+        out = walk(data, base)
     except RecursionError:
         raise EventError("expected JSON nested less deeply", path=path) from None
+    return (out if filled else data), filled
 
 
 def fill_data(data: Any, exports: Exports | None, *, path: Path | str | None) -> Any:
@@ -166,7 +167,7 @@ def parse_export_options(values: list[str] | None) -> dict[str, str]:
                 f"expected NAME=VALUE, e.g. --export MyBucket=my-bucket-name, got {given!r}",
                 field="--export",
             )
-        if not PATTERN.fullmatch("{{" + name + "}}"):
+        if not re.fullmatch(r"[-A-Za-z0-9:]+", name):
             raise CfnDebugError(
                 f"expected an export name of letters, digits, '-' and ':', got {name!r}",
                 field="--export",

@@ -121,7 +121,8 @@ def deploy_setup(
     text, resources = template_resources(template)
     total = len(resources)
     started = time.perf_counter()
-    report(SetupProgress(f"deploying {template.name} as stack {stack_name}", 0, total))
+    shown = f"{template.parent.name}/{template.name}"
+    report(SetupProgress(f"deploying {shown} as stack {stack_name}", 0, total))
     try:
         client.create_stack(
             StackName=stack_name,

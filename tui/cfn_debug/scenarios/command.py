@@ -98,9 +98,10 @@ def scenario_command(args: argparse.Namespace) -> int:
     if args.examples < 0:
         raise CfnDebugError("expected a number of inputs >= 0", field="--examples")
 
-    workspace = open_workspace(args)
+    workspace = open_workspace(args, console)
     results: list[ScenarioResult] = []
     try:
+        console.print(workspace.describe_aws(), markup=False)  # first: which AWS
         options = ScenarioOptions(
             chain=chain,
             type_configuration=type_configuration(args, workspace.schema),
@@ -137,6 +138,7 @@ def scenario_command(args: argparse.Namespace) -> int:
         document = {
             "cfn_debug": __version__,
             "endpoint": workspace.endpoint_label,
+            "aws": workspace.aws_target.to_dict() if workspace.aws_target else None,
             "type_name": workspace.schema.type_name if workspace.schema else None,
             "inputs": runner.inputs.source,
             "type_configuration": options.type_configuration,

@@ -39,19 +39,31 @@ class ScenarioInputs:
     update: dict[str, Any] | None  # None: no update input (update scenarios derive one)
     source: str  # where they came from, for the report
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # pointer -> value
+    #: top-level properties whose value came from a {{placeholder}}: a resource that exists
+    #: before the tests (the setup stack's), so never made unique
+    fixed: frozenset[str] = frozenset()
 
 
 # --- reading ------------------------------------------------------------------------------------
 
 
-def _model_file(path: Path) -> dict[str, Any]:
-    data = read_json(path)
+def _model_file(path: Path, exports: Any = None, fixed: set[str] | None = None) -> dict[str, Any]:
+    from cfn_debug.aws.placeholders import fill
+
+    data, filled = fill(read_json(path), exports, path=path)
     if not isinstance(data, dict):
         raise EventError("expected a resource model (a JSON object)", path=path)
+    if fixed is not None:
+        fixed.update(_top_level(f.pointer) for f in filled if _top_level(f.pointer))
     return data
 
 
-def _from_input_files(root: Path) -> ScenarioInputs | None:
+def _top_level(pointer: str) -> str:
+    tokens = split_pointer(pointer)
+    return tokens[0] if len(tokens) == 1 else ""
+
+
+def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
     for name in INPUT_DIRS:
         directory = root / name
         if not directory.is_dir():
@@ -65,19 +77,28 @@ def _from_input_files(root: Path) -> ScenarioInputs | None:
             continue
         number, create_path = numbered[0]
         update_path = directory / f"inputs_{number}_update.json"
-        update = _model_file(update_path) if update_path.is_file() else None
+        fixed: set[str] = set()
+        create = _model_file(create_path, exports, fixed)
+        update = _model_file(update_path, exports, fixed) if update_path.is_file() else None
         source = f"{name}/{create_path.name}" + (f", {update_path.name}" if update else "")
-        return ScenarioInputs(_model_file(create_path), update, source)
+        # Generated inputs need the same pre-existing resources: they get these values too.
+        keep = {f"/{k}": create[k] for k in sorted(fixed) if k in create}
+        return ScenarioInputs(
+            create, update, source, {"CREATE": keep} if keep else {}, frozenset(fixed)
+        )
     return None
 
 
-def read_overrides(root: Path) -> dict[str, dict[str, Any]] | None:
+def read_overrides(root: Path, exports: Any = None) -> dict[str, dict[str, Any]] | None:
     """overrides.json as {"CREATE": {pointer: value}, "UPDATE": {...}}; keys may be property
-    names or JSON pointers ("/SubnetId"), as the CloudFormation CLI accepts both."""
+    names or JSON pointers ("/SubnetId"), as the CloudFormation CLI accepts both. Its
+    ``{{ExportName}}`` placeholders are filled from ``exports``."""
     path = root / OVERRIDES
     if not path.is_file():
         return None
-    data = read_json(path)
+    from cfn_debug.aws.placeholders import fill_data
+
+    data = fill_data(read_json(path), exports, path=path)
     if not isinstance(data, dict):
         raise EventError('expected an object such as {"CREATE": {"/Name": "x"}}', path=path)
     out: dict[str, dict[str, Any]] = {}
@@ -140,10 +161,11 @@ def _from_events(project: Project) -> ScenarioInputs | None:
 
 def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
     """The create (and update) input of the scenarios; see the module docstring."""
-    found = _from_input_files(project.root)
+    exports = getattr(project, "exports", None)
+    found = _from_input_files(project.root, exports)
     if found is not None:
         return _strip_read_only(found, schema)
-    overrides = read_overrides(project.root)
+    overrides = read_overrides(project.root, exports)
     if overrides is None:
         found = _from_events(project)
         if found is not None:
@@ -249,12 +271,18 @@ def unique_value(schema: ResourceSchema, model: dict[str, Any], name: str, suffi
 
 
 def make_unique(
-    schema: ResourceSchema, model: dict[str, Any], suffix: str
+    schema: ResourceSchema,
+    model: dict[str, Any],
+    suffix: str,
+    keep: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """``model`` with its natural keys made unique, and the {name: new value} it changed."""
+    """``model`` with its natural keys made unique, and the {name: new value} it changed.
+    Names in ``keep`` (values of pre-existing resources, from placeholders) stay as they are."""
     out = copy.deepcopy(model)
     changed: dict[str, str] = {}
     for name in natural_keys(schema, out):
+        if name in keep:
+            continue
         new = unique_value(schema, out, name, suffix)
         if new != out[name]:
             out[name] = new
