@@ -20,7 +20,7 @@ class ResourceHandlerRequest(BaseResourceHandlerRequest):
 
 @dataclass
 class ResourceModel(BaseModel):
-    QueueUrl: str | None
+    QueueArn: str | None
     TagKey: str | None
     TagValue: str | None
 
@@ -33,7 +33,7 @@ class ResourceModel(BaseModel):
             return None
         recast_object(cls, json_data, {})
         return cls(
-            QueueUrl=json_data.get("QueueUrl"),
+            QueueArn=json_data.get("QueueArn"),
             TagKey=json_data.get("TagKey"),
             TagValue=json_data.get("TagValue"),
         )
