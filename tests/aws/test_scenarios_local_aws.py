@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BUCKET_OBJECT, QUEUE_TAG, TABLE_NOTE, cfn_debug, document
+from .conftest import BUCKET_OBJECT, QUEUE_TAG, TABLE_NOTE, cfn_debug, client, document
 
 #: Scenarios that fail on these correct handlers for reasons of the scenario, not the handler
 #: (reported to the scenario owners): update-without-create puts the create input's createOnly
@@ -36,3 +36,35 @@ def test_scenario_all_with_local_aws(project: Path) -> None:
     text = json.dumps(doc)
     assert "{{" not in text  # every placeholder filled before anything was sent
     assert "cfn-debug-setup-" in text  # the setup stack's resources were what the handlers used
+
+
+@pytest.mark.slow
+def test_scenario_takes_an_endpoint_url_env_vars_and_exports(
+    user_moto: dict[str, object], tmp_path: Path
+) -> None:
+    """A moto the user runs, named by --aws-endpoint-url or an --env-vars file; the table
+    named by --export (over the endpoint's own export)."""
+    url = str(user_moto["url"])
+    client("dynamodb", url).create_table(
+        TableName="scenario-by-hand",
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+    )
+    env_file = tmp_path / "env.json"
+    env_file.write_text(json.dumps({"Parameters": {"AWS_ENDPOINT_URL": url}}))
+    for options in (["--aws-endpoint-url", url], ["--env-vars", str(env_file)]):
+        proc = cfn_debug(
+            "scenario",
+            "create-read",
+            "--project",
+            str(TABLE_NOTE),
+            *options,
+            "--export",
+            "CfnDebugFixtureNotesTable=scenario-by-hand",
+            "--json",
+        )
+        doc = document(proc)
+        assert doc["aws"]["kind"] == "endpoint" and doc["aws"]["url"] == url
+        assert [s["outcome"] for s in doc["scenarios"]] == ["passed"], proc.stderr
+        assert "scenario-by-hand" in json.dumps(doc["scenarios"])
