@@ -46,8 +46,14 @@ class LocalAws:
 
     def start(self, timeout_s: float = START_TIMEOUT_S) -> str:
         """Start moto's server; its URL. Raises LocalAwsError when it cannot."""
+        self.launch()
+        return self.wait_ready(timeout_s)
+
+    def launch(self) -> None:
+        """Spawn the server without waiting for it (``wait_ready()`` waits): the caller can do
+        its own work while the child starts."""
         if self._process is not None:
-            return self.url
+            return
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
         try:
@@ -65,6 +71,14 @@ class LocalAws:
             ) from None
         self._process = process
         atexit.register(self.stop)
+
+    def wait_ready(self, timeout_s: float = START_TIMEOUT_S) -> str:
+        """The URL, once the launched server listens. Raises LocalAwsError when it cannot."""
+        if self.url:
+            return self.url
+        process = self._process
+        if process is None:
+            raise LocalAwsError("the local AWS was not launched", field="--local-aws")
         answer = _first_line(process, timeout_s)
         try:
             data: Any = json.loads(answer) if answer else None

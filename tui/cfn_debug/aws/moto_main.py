@@ -10,7 +10,16 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 import warnings
+
+
+def _warm_up() -> None:
+    try:
+        import moto.cloudformation.parsing
+        import moto.cloudformation.responses  # noqa: F401
+    except Exception:  # the request that needs them will say what is wrong
+        pass
 
 
 def main() -> int:
@@ -29,6 +38,9 @@ def main() -> int:
         return 2
     _host, port = server.get_host_and_port()
     print(json.dumps({"port": port}), flush=True)
+    # The setup stack comes next: its CloudFormation parser imports most of moto's backends,
+    # which takes longer than anything else here. Import them now, while cfn-debug loads boto3.
+    threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     try:
         while sys.stdin.buffer.read(4096):
             pass

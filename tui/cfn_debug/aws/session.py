@@ -155,7 +155,9 @@ def _open_local(
     local = LocalAws()
     report(SetupProgress("starting the local AWS (moto)"))
     try:
-        url = local.start()
+        local.launch()
+        _client("sts", None, region, LOCAL_CREDENTIALS)  # boto3 loads while moto starts
+        url = local.wait_ready()
         report(SetupProgress(f"local AWS listening at {url}"))
         client = _client("cloudformation", url, region, LOCAL_CREDENTIALS)
         setup = None
