@@ -74,6 +74,8 @@ def test_run_without_aws_says_so_first(tmp_path: Path) -> None:
     first = proc.stdout.splitlines()[0]
     assert first.startswith("AWS: none (requests carry placeholder credentials")
     assert "first AWS call will fail" in first
+    # the handler's DynamoDB call had nowhere to go: the run says why, once
+    assert proc.stdout.count("note: no AWS was configured for the handlers") == 1, proc.stdout
 
 
 @pytest.mark.slow
@@ -152,3 +154,42 @@ def test_usage_mistakes_are_exit_2_before_anything_starts() -> None:
         proc = cfn_debug("run", "--project", str(TABLE_NOTE), *options, "--no-journal")
         assert proc.returncode == 2, options
         assert proc.stderr.startswith(f"cfn-debug: error: {field}: "), proc.stderr
+
+
+@pytest.mark.slow
+def test_setup_option_deploys_another_template_and_a_failure_names_the_resource(
+    tmp_path: Path,
+) -> None:
+    other = tmp_path / "other-setup.yml"
+    other.write_text(
+        "Resources:\n"
+        "  OtherTable:\n"
+        "    Type: AWS::DynamoDB::Table\n"
+        "    Properties:\n"
+        "      BillingMode: PAY_PER_REQUEST\n"
+        "      AttributeDefinitions: [{AttributeName: pk, AttributeType: S}]\n"
+        "      KeySchema: [{AttributeName: pk, KeyType: HASH}]\n"
+        "Outputs:\n"
+        "  Name:\n"
+        "    Value: !Ref OtherTable\n"
+        "    Export: {Name: CfnDebugFixtureNotesTable}\n"
+    )
+    proc = cfn_debug(
+        "run", CREATE_ABS(), "--project", str(TABLE_NOTE), "--local-aws", "--setup", str(other),
+        "--json", "--no-journal",
+    )  # fmt: skip
+    doc = document(proc)
+    assert statuses(doc) == ["SUCCESS"], proc.stderr
+    desired = doc["runs"][0]["steps"][0]["request"]["request"]["desiredResourceState"]
+    assert desired["TableName"].startswith("cfn-debug-setup-OtherTable-")
+    broken = tmp_path / "broken-setup.yml"
+    broken.write_text("Resources:\n  Thing:\n    Type: AWS::NoSuch::Thing\n")
+    proc = cfn_debug(
+        "run", CREATE_ABS(), "--project", str(TABLE_NOTE), "--local-aws", "--setup", str(broken),
+        "--no-journal",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"cfn-debug: error: {broken}: /Resources/Thing: resource Thing ")
+    assert "(AWS::NoSuch::Thing)" in last
+    assert "▶" not in proc.stdout  # nothing ran

@@ -83,6 +83,7 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         console.print()
         console.print(summary_line(runs))
+    _no_aws_hint(console, workspace, runs)
     if journal is not None:
         console.print(f"[dim]journal: {journal.path}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs):
@@ -193,6 +194,20 @@ def _watch(
     printer.console.print()
     printer.console.print(f"stopped watching: {summary_line(runs)}")
     return EXIT_INTERRUPTED
+
+
+def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:
+    """A failed run with no AWS configured: say that its AWS calls had nowhere to go."""
+    target = workspace.aws_target
+    if target is None or target.kind != "none":
+        return
+    if any(run.final_status == "FAILED" for run in runs):
+        from cfn_debug.aws.target import NO_AWS_HINT
+
+        console.print(
+            "[yellow]note:[/] no AWS was configured for the handlers (placeholder credentials): "
+            f"a failure of their AWS calls is expected; {NO_AWS_HINT}"
+        )
 
 
 def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) -> list[Any]:
