@@ -193,3 +193,30 @@ def test_setup_option_deploys_another_template_and_a_failure_names_the_resource(
     assert last.startswith(f"cfn-debug: error: {broken}: /Resources/Thing: resource Thing ")
     assert "(AWS::NoSuch::Thing)" in last
     assert "▶" not in proc.stdout  # nothing ran
+
+
+def test_profile_fills_placeholders_from_the_accounts_exports(
+    user_moto: dict[str, Any], tmp_path: Path
+) -> None:
+    """--profile: the account's ListExports fills the placeholders, as `cfn test` does. The
+    "account" is the moto server, reached through the profile's own endpoint_url setting."""
+    config = tmp_path / "config"
+    config.write_text(
+        "[profile fixture]\n"
+        "region = us-east-1\n"
+        f"endpoint_url = {user_moto['url']}\n"
+        "aws_access_key_id = AKIAPROFILEFIXTURE00\n"
+        "aws_secret_access_key = profile-fixture-secret\n"
+    )
+    env = clean_env(AWS_CONFIG_FILE=str(config), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "no"))
+    proc = cfn_debug(
+        "run", CREATE_ABS(), "--project", str(TABLE_NOTE), "--profile", "fixture", "--json",
+        "--no-journal",
+        "--max-reinvoke", "0", env=env,
+    )  # fmt: skip
+    doc = document(proc)
+    assert doc["aws"]["kind"] == "real" and doc["aws"]["account"] == "123456789012"
+    assert doc["aws"]["description"].startswith("AWS: real account 123456789012 (profile fixture")
+    desired = doc["runs"][0]["steps"][0]["request"]["request"]["desiredResourceState"]
+    assert desired["TableName"] == user_moto["exports"]["CfnDebugFixtureNotesTable"]
+    assert "profile-fixture-secret" not in proc.stdout + proc.stderr
