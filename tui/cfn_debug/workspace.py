@@ -107,9 +107,7 @@ class Workspace:
             progress=progress,
         )
         try:
-            project = discover_project(
-                project.root, schema_path=schema_path, exports=session.exports
-            )
+            project = _with_exports(project, schema_path, session.exports)
             defaults = PayloadDefaults(
                 region=region,
                 credentials=credentials or session.credentials,
@@ -223,6 +221,16 @@ class Workspace:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _with_exports(project: Project, schema_path: Path | None, exports: Any) -> Project:
+    """The project with its placeholders filled: read again only when a file had one."""
+    from cfn_debug.aws.placeholders import PlaceholderError
+
+    if any(isinstance(error, PlaceholderError) for error in project.event_errors):
+        return discover_project(project.root, schema_path=schema_path, exports=exports)
+    project.exports = exports
+    return project
 
 
 def _load_schema(path: Path | None) -> ResourceSchema | None:
