@@ -116,9 +116,9 @@ def test_scenario_inputs_keep_values_of_pre_existing_resources() -> None:
     schema = load_schema(project.schema_path)
     inputs = resolve_inputs(project, schema)
     assert inputs.create["TableName"] == "notes"
-    assert inputs.fixed == frozenset({"TableName"})
+    assert inputs.unique_exempt == frozenset({"/TableName"})
     assert inputs.overrides == {"CREATE": {"/TableName": "notes"}}  # generated inputs get it too
-    unique, changed = make_unique(schema, inputs.create, "abc123", inputs.fixed)
+    unique, changed = make_unique(schema, inputs.create, "abc123", inputs.unique_exempt)
     assert unique["TableName"] == "notes"
     assert changed["Title"] == "contract-note-abc123"
 

@@ -366,7 +366,9 @@ async def generated_inputs(p: Play) -> None:
 
         sub = PlayClass(p.runner, p.name, p.result.title, p.emit, quiet=True)
         sent = apply_overrides(model, overrides) if overrides else model
-        sent, sub.unique_values = make_unique(p.schema, sent, sub.suffix, p.runner.inputs.fixed)
+        sent, sub.unique_values = make_unique(
+            p.schema, sent, sub.suffix, p.runner.inputs.unique_exempt
+        )
         sub.create_input = sent
         reasons = await _try_generated(sub, sent)
         try:

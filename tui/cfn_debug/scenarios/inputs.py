@@ -39,28 +39,24 @@ class ScenarioInputs:
     update: dict[str, Any] | None  # None: no update input (update scenarios derive one)
     source: str  # where they came from, for the report
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # pointer -> value
-    #: top-level properties whose value came from a {{placeholder}}: a resource that exists
-    #: before the tests (the setup stack's), so never made unique
-    fixed: frozenset[str] = frozenset()
+    #: model pointers whose value came from a {{placeholder}} (an export: a resource that
+    #: exists before the tests, such as the setup stack's), so never made unique
+    unique_exempt: frozenset[str] = frozenset()
 
 
 # --- reading ------------------------------------------------------------------------------------
 
 
-def _model_file(path: Path, exports: Any = None, fixed: set[str] | None = None) -> dict[str, Any]:
+def _model_file(path: Path, exports: Any = None, exempt: set[str] | None = None) -> dict[str, Any]:
+    """The model in ``path``, its placeholders filled; their pointers are added to ``exempt``."""
     from cfn_debug.aws.placeholders import fill
 
     data, filled = fill(read_json(path), exports, path=path)
     if not isinstance(data, dict):
         raise EventError("expected a resource model (a JSON object)", path=path)
-    if fixed is not None:
-        fixed.update(_top_level(f.pointer) for f in filled if _top_level(f.pointer))
+    if exempt is not None:
+        exempt.update(f.pointer for f in filled)
     return data
-
-
-def _top_level(pointer: str) -> str:
-    tokens = split_pointer(pointer)
-    return tokens[0] if len(tokens) == 1 else ""
 
 
 def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
@@ -77,14 +73,18 @@ def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
             continue
         number, create_path = numbered[0]
         update_path = directory / f"inputs_{number}_update.json"
-        fixed: set[str] = set()
-        create = _model_file(create_path, exports, fixed)
-        update = _model_file(update_path, exports, fixed) if update_path.is_file() else None
+        exempt: set[str] = set()
+        create = _model_file(create_path, exports, exempt)
+        update = _model_file(update_path, exports, exempt) if update_path.is_file() else None
         source = f"{name}/{create_path.name}" + (f", {update_path.name}" if update else "")
         # Generated inputs need the same pre-existing resources: they get these values too.
-        keep = {f"/{k}": create[k] for k in sorted(fixed) if k in create}
+        keep = {
+            p: create[split_pointer(p)[0]]
+            for p in sorted(exempt)
+            if len(split_pointer(p)) == 1 and split_pointer(p)[0] in create
+        }
         return ScenarioInputs(
-            create, update, source, {"CREATE": keep} if keep else {}, frozenset(fixed)
+            create, update, source, {"CREATE": keep} if keep else {}, frozenset(exempt)
         )
     return None
 
@@ -274,14 +274,14 @@ def make_unique(
     schema: ResourceSchema,
     model: dict[str, Any],
     suffix: str,
-    keep: frozenset[str] = frozenset(),
+    exempt: frozenset[str] | set[str] = frozenset(),
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """``model`` with its natural keys made unique, and the {name: new value} it changed.
-    Names in ``keep`` (values of pre-existing resources, from placeholders) stay as they are."""
+    ``exempt``: pointers of values that came from an export (pre-existing resources), kept."""
     out = copy.deepcopy(model)
     changed: dict[str, str] = {}
     for name in natural_keys(schema, out):
-        if name in keep:
+        if "/" + name.replace("~", "~0").replace("/", "~1") in exempt:
             continue
         new = unique_value(schema, out, name, suffix)
         if new != out[name]:

@@ -175,7 +175,7 @@ class Play:
         self.emit: Emit = (lambda _event: None) if quiet else emit
         self.suffix = unique_suffix()
         self.create_input, self.unique_values = make_unique(
-            self.schema, runner.inputs.create, self.suffix, runner.inputs.fixed
+            self.schema, runner.inputs.create, self.suffix, runner.inputs.unique_exempt
         )
         self.live: dict[str, dict[str, Any]] = {}  # identifier key -> identifier to delete
         self.unknown_creations: list[str] = []  # creates that named no identifier at all
