@@ -29,6 +29,7 @@ def run_command(args: argparse.Namespace) -> int:
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
     from cfn_debug.targets import chain_options, open_workspace
+    from cfn_debug.textsafe import printable
 
     options = chain_options(args)
     watch = bool(getattr(args, "watch", False))
@@ -50,7 +51,7 @@ def run_command(args: argparse.Namespace) -> int:
         workspace.close()
         raise
     # First, before any event: which AWS the handlers talk to.
-    console.print(workspace.describe_aws(), markup=False)
+    console.print(printable(workspace.describe_aws()), markup=False)
     journal = _open_journal(args, workspace)
     write_only = workspace.schema.write_only if workspace.schema is not None else ()
     masked = OutputMasker(write_only, reveal=reveal)

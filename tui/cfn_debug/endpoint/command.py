@@ -93,7 +93,9 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
         emit(f"Serving {label} at {endpoint.url} (Lambda Invoke API, Ctrl-C to stop)")
         for name, spec in endpoint.functions.items():
             emit(f"  {name}  {spec.handler}  (code {spec.code_dir}, timeout {spec.timeout_s:g} s)")
-        emit(aws.target.describe())
+        from cfn_debug.textsafe import printable
+
+        emit(printable(aws.target.describe()))
         _emit_exports(aws, emit)
         emit(
             f"Invoke: aws lambda invoke --endpoint-url {endpoint.url} "

@@ -82,6 +82,7 @@ def scenario_command(args: argparse.Namespace) -> int:
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
     from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
     from cfn_debug.targets import chain_options, open_workspace
+    from cfn_debug.textsafe import printable
 
     console = Console(stderr=args.json, highlight=False)
     if args.list:
@@ -101,7 +102,8 @@ def scenario_command(args: argparse.Namespace) -> int:
     workspace = open_workspace(args, console)
     results: list[ScenarioResult] = []
     try:
-        console.print(workspace.describe_aws(), markup=False)  # first: which AWS
+        # first: which AWS the handlers talk to
+        console.print(printable(workspace.describe_aws()), markup=False)
         options = ScenarioOptions(
             chain=chain,
             type_configuration=type_configuration(args, workspace.schema),
