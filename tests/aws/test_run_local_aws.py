@@ -191,7 +191,7 @@ def test_setup_option_deploys_another_template_and_a_failure_names_the_resource(
     assert proc.returncode == 2
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith(f"cfn-debug: error: {broken}: /Resources/Thing: resource Thing ")
-    assert "(AWS::NoSuch::Thing)" in last
+    assert "(AWS::NoSuch::Thing)" in last and "--setup none" in last
     assert "▶" not in proc.stdout  # nothing ran
 
 
@@ -220,3 +220,17 @@ def test_profile_fills_placeholders_from_the_accounts_exports(
     desired = doc["runs"][0]["steps"][0]["request"]["request"]["desiredResourceState"]
     assert desired["TableName"] == user_moto["exports"]["CfnDebugFixtureNotesTable"]
     assert "profile-fixture-secret" not in proc.stdout + proc.stderr
+
+
+def test_setup_none_deploys_nothing_and_takes_values_by_hand() -> None:
+    proc = cfn_debug(
+        "run", CREATE_ABS(), "--project", str(TABLE_NOTE), "--local-aws", "--setup", "none",
+        "--export", "CfnDebugFixtureNotesTable=never-made", "--json", "--no-journal",
+    )  # fmt: skip
+    doc = document(proc)
+    assert "--setup none: no setup stack to deploy" in proc.stderr
+    assert doc["aws"]["setup_stack"] is None
+    step = doc["runs"][0]["steps"][0]
+    assert step["request"]["request"]["desiredResourceState"]["TableName"] == "never-made"
+    assert doc["runs"][0]["final_status"] == "FAILED"  # no such table in the local AWS
+    assert "never-made does not exist" in json.dumps(step["result"])

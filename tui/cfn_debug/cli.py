@@ -83,7 +83,8 @@ def _add_aws_options(parser: argparse.ArgumentParser, *, env_vars: bool = True) 
     group.add_argument(
         "--setup",
         metavar="TEMPLATE",
-        help="with --local-aws: the setup stack to deploy (default: test/setup.yml)",
+        help="with --local-aws: the setup stack to deploy (default: test/setup.yml; 'none': "
+        "deploy nothing and give the values with --export)",
     )
     group.add_argument(
         "--export",

@@ -17,6 +17,7 @@ from cfn_debug.aws.target import AwsTarget
 from cfn_debug.errors import CfnDebugError
 
 DEFAULT_REGION = "us-east-1"
+SKIP_SETUP = "none"  # --setup none
 #: Shell variables that name AWS endpoints: the workers get them (boto3 reads them).
 ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL"
 
@@ -32,6 +33,7 @@ class AwsOptions:
     env_vars_file: Path | None = None
     exports: dict[str, str] = field(default_factory=dict)
     setup: Path | None = None
+    skip_setup: bool = False  # --setup none: deploy nothing; values come from --export
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AwsOptions:
@@ -70,7 +72,8 @@ class AwsOptions:
             endpoint_url=url,
             env_vars_file=Path(env_file).expanduser() if env_file else None,
             exports=parse_export_options(getattr(args, "export", None)),
-            setup=Path(setup) if setup else None,
+            setup=Path(setup) if setup and setup != SKIP_SETUP else None,
+            skip_setup=setup == SKIP_SETUP,
         )
 
 
@@ -151,7 +154,8 @@ def _open_local(
     from cfn_debug.aws.local import LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LocalAws
     from cfn_debug.aws.setup_stack import find_setup_template
 
-    template = find_setup_template(root, options.setup)  # a wrong --setup fails before moto
+    # a wrong --setup fails before moto starts
+    template = None if options.skip_setup else find_setup_template(root, options.setup)
     local = LocalAws()
     report(SetupProgress("starting the local AWS (moto)"))
     try:
@@ -167,7 +171,8 @@ def _open_local(
             setup = deploy_setup(client, template, progress=report)
             listed = dict(setup.exports)
         else:
-            report(SetupProgress("no test/setup.yml: no setup stack to deploy"))
+            why = "--setup none" if options.skip_setup else "no test/setup.yml"
+            report(SetupProgress(f"{why}: no setup stack to deploy"))
             listed = {}
     except BaseException:
         local.stop()

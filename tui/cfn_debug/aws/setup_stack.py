@@ -142,7 +142,8 @@ def deploy_setup(
         if not physical:
             raise SetupError(
                 f"resource {logical_id} ({kind}): the local AWS (moto) cannot create this type; "
-                f"create it some other way and give its values with --export NAME=VALUE",
+                "deploy a template without it (--setup TEMPLATE) or none (--setup none), and "
+                "give the values it would export with --export NAME=VALUE",
                 path=template,
                 field=f"/Resources/{logical_id}",
             )
