@@ -91,21 +91,28 @@ class Workspace:
         project's test/setup.yml into it, reporting to ``progress``); its exports fill the
         ``{{ExportName}}`` placeholders of the project's events and inputs.
         """
-        from cfn_debug.aws.session import open_aws
+        from cfn_debug.aws.session import launch_local, open_aws
 
-        project = discover_project(project_dir, schema_path=schema_path)
-        schema = _load_schema(project.schema_path)
-        credentials = resolve_credentials(profile)
-        external = endpoint if endpoint is not None and endpoint.strip().lower() != "aws" else None
-        session = open_aws(
-            aws,
-            root=project.root,
-            region=region,
-            profile=profile,
-            env_vars=env_vars,
-            external_endpoint=external,
-            progress=progress,
-        )
+        local = launch_local(aws)  # moto starts while the project is read
+        try:
+            project = discover_project(project_dir, schema_path=schema_path)
+            schema = _load_schema(project.schema_path)
+            credentials = resolve_credentials(profile)
+            external = endpoint if endpoint and endpoint.strip().lower() != "aws" else None
+            session = open_aws(
+                aws,
+                root=project.root,
+                region=region,
+                profile=profile,
+                env_vars=env_vars,
+                external_endpoint=external,
+                progress=progress,
+                local=local,
+            )
+        except BaseException:
+            if local is not None:
+                local.stop()
+            raise
         try:
             project = _with_exports(project, schema_path, session.exports)
             defaults = PayloadDefaults(

@@ -104,6 +104,7 @@ def open_aws(
     env_vars: dict[str, Any] | None = None,
     external_endpoint: str | None = None,
     progress: Progress | None = None,
+    local: Any = None,
 ) -> AwsSession:
     """Start the local AWS and deploy the setup stack (--local-aws), or describe the AWS the
     options, the --env-vars file or the shell name; a failure stops what was started."""
@@ -113,7 +114,7 @@ def open_aws(
     merged = _merge_env_vars(_load_env_file(options.env_vars_file), env_vars)
     manual = dict(options.exports)
     if options.local:
-        return _open_local(options, root, region, merged, manual, external_endpoint, report)
+        return _open_local(options, root, region, merged, manual, external_endpoint, report, local)
     url, origin = options.endpoint_url, "--aws-endpoint-url"
     if url is None:
         url, origin = _configured_endpoint(merged)
@@ -142,6 +143,18 @@ def open_aws(
     return AwsSession(AwsTarget("none", region), Exports(manual), merged)
 
 
+def launch_local(options: AwsOptions | None) -> Any:
+    """With --local-aws: a LocalAws already spawned (not yet waited for), so that moto starts
+    while the caller does its own work; else None. ``open_aws(..., local=it)`` takes it over."""
+    if options is None or not options.local:
+        return None
+    from cfn_debug.aws.local import LocalAws
+
+    local = LocalAws()
+    local.launch()
+    return local
+
+
 def _open_local(
     options: AwsOptions,
     root: Path,
@@ -150,16 +163,16 @@ def _open_local(
     manual: dict[str, str],
     external_endpoint: str | None,
     report: Progress,
+    launched: Any = None,
 ) -> AwsSession:
     from cfn_debug.aws.local import LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LocalAws
     from cfn_debug.aws.setup_stack import find_setup_template
 
-    # a wrong --setup fails before moto starts
-    template = None if options.skip_setup else find_setup_template(root, options.setup)
-    local = LocalAws()
+    local = launched or LocalAws()
     report(SetupProgress("starting the local AWS (moto)"))
     try:
-        local.launch()
+        template = None if options.skip_setup else find_setup_template(root, options.setup)
+        local.launch()  # nothing when launch_local already did
         _client("sts", None, region, LOCAL_CREDENTIALS)  # boto3 loads while moto starts
         url = local.wait_ready()
         report(SetupProgress(f"local AWS listening at {url}"))
