@@ -22,6 +22,7 @@ from cfn_debug.aws.setup_stack import (
 from .conftest import BUCKET_OBJECT, QUEUE_TAG, TABLE_NOTE, client
 
 
+@pytest.mark.slow
 def test_starts_on_loopback_on_a_free_port_and_stops() -> None:
     first, second = LocalAws(), LocalAws()
     try:
@@ -38,6 +39,7 @@ def test_starts_on_loopback_on_a_free_port_and_stops() -> None:
         httpx.get(first.url, timeout=2)
 
 
+@pytest.mark.slow
 def test_the_local_aws_ends_when_its_parent_dies(tmp_path: Path) -> None:
     """However cfn-debug ends (here: SIGKILL), the moto child does not outlive it."""
     script = (
@@ -61,6 +63,7 @@ def test_the_local_aws_ends_when_its_parent_dies(tmp_path: Path) -> None:
         pytest.fail("the local AWS outlived the process that started it")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("project", "exports"),
     [
@@ -80,6 +83,7 @@ def test_the_setup_stacks_deploy_and_export(project: Path, exports: set[str]) ->
     assert steps[0].total == len(result.resources) and steps[-1].done == steps[-1].total
 
 
+@pytest.mark.slow
 def test_a_resource_moto_cannot_create_is_one_line_naming_it(tmp_path: Path) -> None:
     template = tmp_path / "setup.yml"
     template.write_text(
@@ -98,6 +102,7 @@ def test_a_resource_moto_cannot_create_is_one_line_naming_it(tmp_path: Path) -> 
     assert "--export" in message
 
 
+@pytest.mark.slow
 def test_setup_template_errors_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(SetupError, match="--setup: no such template file"):
         find_setup_template(tmp_path, tmp_path / "nope.yml")

@@ -119,6 +119,7 @@ def test_aws_endpoint_url_env_vars_and_the_shell_reach_the_workers(
     assert sorted(item["pk"]["S"] for item in items) == [f"note#{t}" for t in titles]
 
 
+@pytest.mark.slow
 def test_export_defines_and_overrides(user_moto: dict[str, Any], tmp_path: Path) -> None:
     """--export beats the listed export: the note goes to the table named by hand."""
     url = user_moto["url"]
@@ -195,6 +196,7 @@ def test_setup_option_deploys_another_template_and_a_failure_names_the_resource(
     assert "▶" not in proc.stdout  # nothing ran
 
 
+@pytest.mark.slow
 def test_profile_fills_placeholders_from_the_accounts_exports(
     user_moto: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -222,6 +224,7 @@ def test_profile_fills_placeholders_from_the_accounts_exports(
     assert "profile-fixture-secret" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_setup_none_deploys_nothing_and_takes_values_by_hand() -> None:
     proc = cfn_debug(
         "run", CREATE_ABS(), "--project", str(TABLE_NOTE), "--local-aws", "--setup", "none",

