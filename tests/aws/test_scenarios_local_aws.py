@@ -68,3 +68,14 @@ def test_scenario_takes_an_endpoint_url_env_vars_and_exports(
         assert doc["aws"]["kind"] == "endpoint" and doc["aws"]["url"] == url
         assert [s["outcome"] for s in doc["scenarios"]] == ["passed"], proc.stderr
         assert "scenario-by-hand" in json.dumps(doc["scenarios"])
+
+
+def test_scenario_without_aws_says_so_first_and_after_the_failure() -> None:
+    proc = cfn_debug(
+        "scenario", "create-read", "--project", str(TABLE_NOTE),
+        "--export", "CfnDebugFixtureNotesTable=t",
+    )  # fmt: skip
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("AWS: none (requests carry placeholder credentials")
+    assert proc.returncode == 1
+    assert any(line.startswith("note: no AWS was configured") for line in lines[-3:])

@@ -199,16 +199,11 @@ def _watch(
 
 def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:
     """A failed run with no AWS configured: say that its AWS calls had nowhere to go."""
-    target = workspace.aws_target
-    if target is None or target.kind != "none":
-        return
-    if any(run.final_status == "FAILED" for run in runs):
-        from cfn_debug.aws.target import NO_AWS_HINT
+    from cfn_debug.aws.target import no_aws_note
 
-        console.print(
-            "[yellow]note:[/] no AWS was configured for the handlers (placeholder credentials): "
-            f"a failure of their AWS calls is expected; {NO_AWS_HINT}"
-        )
+    note = no_aws_note(workspace.aws_target)
+    if note and any(run.final_status == "FAILED" for run in runs):
+        console.print(note, markup=False, style="yellow")
 
 
 def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) -> list[Any]:

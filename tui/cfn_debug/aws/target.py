@@ -63,3 +63,13 @@ class AwsTarget:
             "exports": self.exports,
             "description": self.describe(),
         }
+
+
+def no_aws_note(target: AwsTarget | None) -> str | None:
+    """What to say after a failure when the handlers had no AWS (None when they had one)."""
+    if target is not None and target.kind != "none":
+        return None
+    return (
+        "note: no AWS was configured for the handlers (placeholder credentials): a failure of "
+        f"their AWS calls is expected; {NO_AWS_HINT}"
+    )

@@ -153,6 +153,11 @@ def scenario_command(args: argparse.Namespace) -> int:
     else:
         console.print()
         console.print(summary_table(results))
+        from cfn_debug.aws.target import no_aws_note
+
+        note = no_aws_note(workspace.aws_target)
+        if note and not all(r.outcome in _OK for r in results):
+            console.print(note, markup=False, style="yellow")
     if any(r.outcome is Outcome.ERROR for r in results):
         return EXIT_ERROR
     return EXIT_OK if all(r.outcome in _OK for r in results) else EXIT_FINDINGS
