@@ -623,7 +623,8 @@ class CfnDebugApp(App[int]):
         original = self.events[index]
         assert original.path is not None
         try:
-            self.events[index] = load_event(original.path, name=original.name)
+            exports = self.workspace.project.exports if self.workspace is not None else None
+            self.events[index] = load_event(original.path, name=original.name, exports=exports)
         except CfnDebugError as error:
             self.query_one(RunStatus).show(
                 Prompt(
