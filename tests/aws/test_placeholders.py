@@ -143,3 +143,17 @@ def test_run_takes_inputs_files_as_events() -> None:
     assert invalid.action is Action.CREATE
     with pytest.raises(PlaceholderError):
         load_event(TABLE_NOTE / "inputs" / "inputs_1_create.json")
+
+
+def test_exports_that_cannot_be_listed_fail_once_not_per_file() -> None:
+    calls: list[int] = []
+
+    def loader() -> dict[str, str]:
+        calls.append(1)
+        raise CfnDebugError("cannot list the CloudFormation exports", field="--profile")
+
+    exports = Exports(loader=loader)
+    for _ in range(3):
+        with pytest.raises(CfnDebugError, match="cannot list"):
+            fill_data(["{{Anything}}"], exports, path=None)
+    assert calls == [1]

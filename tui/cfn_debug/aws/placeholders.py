@@ -43,12 +43,19 @@ class Exports:
     listed: dict[str, str] | None = None  # None: not listed yet
     loader: Callable[[], dict[str, str]] | None = None
     source: str = ""  # where listed values come from, for messages ("the local AWS", ...)
+    _failed: CfnDebugError | None = field(default=None, repr=False)
 
     def lookup(self, name: str) -> str | None:
         if name in self.manual:
             return self.manual[name]
         if self.listed is None and self.loader is not None:
-            self.listed = dict(self.loader())
+            if self._failed is not None:  # listed once, failed: not again for every file
+                raise self._failed
+            try:
+                self.listed = dict(self.loader())
+            except CfnDebugError as error:
+                self._failed = error
+                raise
         return (self.listed or {}).get(name)
 
     def known(self) -> list[str]:
