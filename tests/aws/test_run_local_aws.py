@@ -35,7 +35,9 @@ def test_run_local_aws_runs_the_projects_events(project: Path) -> None:
     assert statuses(doc)[:2] == ["SUCCESS", "SUCCESS"], proc.stderr
     assert "{{" not in json.dumps(create["steps"][0]["request"])
     assert update["steps"][0]["request"]["request"]["previousResourceState"]
-    assert any(f["rule_id"] == "input-valid" for f in invalid["steps"][0]["findings"])
+    # an input invalid on purpose that the handler accepts: invalid-input-rejected (SHOULD)
+    rules = {f["rule_id"] for f in invalid["steps"][0]["findings"]}
+    assert rules & {"input-valid", "invalid-input-rejected"}, rules
     assert proc.stderr.splitlines()[0].startswith("local AWS: starting")
     assert any(
         line.startswith("AWS: local (moto at http://127.0.0.1:")

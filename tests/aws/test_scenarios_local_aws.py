@@ -77,5 +77,6 @@ def test_scenario_without_aws_says_so_first_and_after_the_failure() -> None:
     )  # fmt: skip
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("AWS: none (requests carry placeholder credentials")
-    assert proc.returncode == 1
+    # an AWS the handler cannot reach is an infrastructure error ("could not run"), exit 2
+    assert proc.returncode == 2
     assert any(line.startswith("note: no AWS was configured") for line in lines[-3:])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,9 +20,17 @@ from .conftest import REPO, TABLE_NOTE, clean_env, client
 INVOKE = "/2015-03-31/functions/TestEntrypoint/invocations"
 
 
+def _free_port() -> int:
+    """serve --port takes 1-65535 (0 is a usage error): a port free right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def serve(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
+    port = str(_free_port())
     process = subprocess.Popen(
-        [sys.executable, "-m", "cfn_debug.cli", "serve", str(TABLE_NOTE), "--port", "0", *args],
+        [sys.executable, "-m", "cfn_debug.cli", "serve", str(TABLE_NOTE), "--port", port, *args],
         cwd=REPO,
         env=clean_env(PYTHONUNBUFFERED="1"),
         stdout=subprocess.PIPE,
