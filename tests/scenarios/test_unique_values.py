@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cfn_debug.aws.placeholders import Exports
 from cfn_debug.project import discover_project
 from cfn_debug.scenarios.inputs import make_unique, placeholder_pointers, resolve_inputs
 from cfn_debug.schema import ResourceSchema
@@ -73,5 +74,14 @@ def test_placeholders_in_input_files_are_exempt(tmp_path: Path) -> None:
     }
     (tmp_path / "inputs").mkdir()
     (tmp_path / "inputs" / "inputs_1_create.json").write_text(json.dumps({"Name": "{{Exp}}"}))
-    inputs = resolve_inputs(discover_project(tmp_path), SCHEMA)
+    # placeholders are filled when the file is read (--local-aws, --export): the whole
+    # placeholder in the raw file and the filled pointer feed the same exemption
+    exports = Exports({"Exp": "pre-existing"})
+    inputs = resolve_inputs(discover_project(tmp_path, exports=exports), SCHEMA)
+    assert inputs.create == {"Name": "pre-existing"}
     assert inputs.unique_exempt == frozenset({"/Name"}) and inputs.from_files
+    # a placeholder inside a longer value is filled and exempt too
+    (tmp_path / "inputs" / "inputs_1_create.json").write_text(json.dumps({"Name": "t-{{Exp}}"}))
+    inputs = resolve_inputs(discover_project(tmp_path, exports=exports), SCHEMA)
+    assert inputs.create == {"Name": "t-pre-existing"}
+    assert inputs.unique_exempt == frozenset({"/Name"})

@@ -99,6 +99,42 @@ def _add_python_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_aws_options(parser: argparse.ArgumentParser, *, env_vars: bool = True) -> None:
+    """Which AWS the handlers talk to, and what fills the inputs' {{ExportName}} placeholders."""
+    group = parser.add_argument_group("AWS for the handlers")
+    group.add_argument(
+        "--local-aws",
+        action="store_true",
+        help="start a local AWS (moto's server on 127.0.0.1) for this session, point the "
+        "handlers at it and deploy the project's test/setup.yml into it",
+    )
+    group.add_argument(
+        "--aws-endpoint-url",
+        metavar="URL",
+        help="point the handlers' boto3 at this AWS-compatible endpoint (a moto or LocalStack "
+        "server you run); its exports fill placeholders",
+    )
+    group.add_argument(
+        "--setup",
+        metavar="TEMPLATE",
+        help="with --local-aws: the setup stack to deploy (default: test/setup.yml; 'none': "
+        "deploy nothing and give the values with --export)",
+    )
+    group.add_argument(
+        "--export",
+        action="append",
+        metavar="NAME=VALUE",
+        help="fill {{NAME}} placeholders with VALUE (repeatable; over the stack's exports)",
+    )
+    if env_vars:
+        group.add_argument(
+            "--env-vars",
+            metavar="FILE",
+            help="JSON file of the handlers' environment variables, as `sam local --env-vars` "
+            "takes it",
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cfn-debug",
@@ -111,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     ui = sub.add_parser("ui", help="open the dashboard (the default command)")
     ui.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
     _add_target_options(ui)
+    _add_aws_options(ui)
     ui.add_argument("--watch", action="store_true", help="re-run on every save")
     ui.add_argument(
         "--no-read-back",
@@ -161,10 +198,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="JSON file of environment variables, as `sam local --env-vars` takes it",
     )
+    _add_aws_options(serve, env_vars=False)
+    serve.add_argument("--region", help="region of the local AWS and its setup stack")
 
     run = sub.add_parser("run", help="run events headless and report contract findings")
-    run.add_argument("events", nargs="+", metavar="EVENT", help="event file(s) to run")
+    run.add_argument(
+        "events",
+        nargs="*",
+        metavar="EVENT",
+        help="event file(s) to run, or inputs/inputs_N_create|update|invalid.json (default: "
+        "every event the project has)",
+    )
     _add_target_options(run)
+    _add_aws_options(run)
     run.add_argument("--json", action="store_true", help="print one machine-readable document")
     run.add_argument(
         "--journal",
@@ -210,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="scenario(s) to run (default: all)",
     )
     _add_target_options(scenario)
+    _add_aws_options(scenario)
     scenario.add_argument("--json", action="store_true", help="print one machine-readable document")
     scenario.add_argument(
         "--logs", action="store_true", help="print the handler's log lines of every step"

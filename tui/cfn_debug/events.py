@@ -148,10 +148,44 @@ def read_json(path: Path, error: type[CfnDebugError] = EventError) -> Any:
         ) from None
 
 
-def load_event(path: Path, *, name: str | None = None) -> EventSpec:
-    """Read an event file of either shape (or a `cfn invoke` request file)."""
+def load_event(path: Path, *, name: str | None = None, exports: Any = None) -> EventSpec:
+    """Read an event file of either shape (or a `cfn invoke` request file, or a bare model of
+    inputs/ named inputs_N_create|update|invalid.json); ``exports`` (aws.placeholders.Exports)
+    fills its ``{{ExportName}}`` placeholders, and one left unfilled is a PlaceholderError."""
     data = read_json(path)
+    from cfn_debug.aws.placeholders import fill_data
+
+    data = fill_data(data, exports, path=path)
+    model_action = _input_file_action(path)
+    if model_action is not None and isinstance(data, dict) and not _looks_like_event(data):
+        previous = None
+        if model_action is Action.UPDATE:  # the previous state: the create input of the same N
+            sibling = path.with_name(path.name.replace("_update.json", "_create.json"))
+            if sibling.is_file():
+                previous = fill_data(read_json(sibling), exports, path=sibling)
+                if not isinstance(previous, dict):
+                    raise EventError("expected a resource model (a JSON object)", path=sibling)
+        return event_from_model(
+            data, model_action, name=name or path.stem, path=path, previous=previous
+        )
     return parse_event(data, name=name or path.stem, path=path)
+
+
+_INPUT_FILE = re.compile(r"^inputs_\d+_(create|update|invalid)\.json$")
+
+
+def _input_file_action(path: Path) -> Action | None:
+    """CREATE for inputs_N_create/invalid.json, UPDATE for inputs_N_update.json, else None."""
+    match = _INPUT_FILE.match(path.name)
+    if match is None:
+        return None
+    return Action.UPDATE if match.group(1) == "update" else Action.CREATE
+
+
+def _looks_like_event(data: dict[str, Any]) -> bool:
+    return any(k in data for k in ("requestData", "request", "desiredResourceState")) or (
+        "action" in data and "credentials" in data
+    )
 
 
 def detect_shape(data: Any, *, path: Path | None = None) -> Shape:

@@ -54,6 +54,7 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.records import EndReason, RunEnded, RunRecord
     from cfn_debug.schema_command import schema_warning_lines
     from cfn_debug.targets import chain_options, open_workspace
+    from cfn_debug.textsafe import printable
 
     options = chain_options(args)
     watch = bool(getattr(args, "watch", False))
@@ -62,7 +63,6 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         raise CfnDebugError("--json: cannot be combined with --watch (it prints one document)")
     if build is not None and not watch:
         raise CfnDebugError("--build: runs before each re-run, so it needs --watch")
-    events = [load_event(Path(path)) for path in args.events]
     reveal = bool(getattr(args, "reveal_write_only", False))
     # soft_wrap: a CI log is wider than the 80 columns Rich assumes off a terminal.
     console = Console(stderr=args.json, highlight=False, soft_wrap=True)
@@ -70,9 +70,16 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     runs: list[RunRecord] = []
     partial["runs"] = runs
 
-    workspace = open_workspace(args)
-    notices = print_notices(console, workspace)
+    workspace = open_workspace(args, console)
     partial["workspace"] = workspace
+    try:
+        events = _events_to_run(args, workspace, load_event)
+    except BaseException:
+        workspace.close()
+        raise
+    # First, before any event: which AWS the handlers talk to.
+    console.print(printable(workspace.describe_aws()), markup=False)
+    notices = print_notices(console, workspace)
     if workspace.schema is not None:
         for line in schema_warning_lines(workspace.schema):
             console.print(line, markup=False, highlight=False)
@@ -110,6 +117,7 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     else:
         console.print()
         console.print(summary_line(runs))
+    _no_aws_hint(console, workspace, runs)
     if journal is not None:
         from cfn_debug.console import escape
 
@@ -243,13 +251,42 @@ def _watch(
     return EXIT_INTERRUPTED
 
 
+def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:
+    """A failed run with no AWS configured: say that its AWS calls had nowhere to go."""
+    from cfn_debug.aws.target import no_aws_note
+
+    note = no_aws_note(workspace.aws_target)
+    if note and any(run.final_status == "FAILED" for run in runs):
+        console.print(note, markup=False, style="yellow")
+
+
+def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) -> list[Any]:
+    """The EVENT files (their placeholders filled from the workspace's exports), else every
+    event the project has; a file that would not load is an error (exit 2), not skipped."""
+    exports = workspace.project.exports
+    if args.events:
+        return [load_event(Path(path), exports=exports) for path in args.events]
+    if workspace.project.event_errors:
+        raise workspace.project.event_errors[0]
+    if not workspace.project.events:
+        raise CfnDebugError(
+            "no events to run: expected EVENT files, or sample_events/, sam-tests/ or inputs/ "
+            "in the project",
+            path=workspace.project.root,
+            field="EVENT",
+        )
+    return list(workspace.project.events)
+
+
 def _document(workspace: Any, runs: list[Any], masked: OutputMasker | None) -> dict[str, Any]:
     must = sum(len(run.must_failures) for run in runs)
     errors = run_errors(runs)
     schema = workspace.schema if workspace is not None else None
+    target = workspace.aws_target if workspace is not None else None
     return {
         "cfn_debug": __version__,
         "endpoint": workspace.endpoint_label if workspace is not None else None,
+        "aws": target.to_dict() if target is not None else None,
         "type_name": schema.type_name if schema else None,
         "ok": must == 0 and not errors,
         "must_findings": must,

@@ -18,6 +18,7 @@ from cfn_debug.filesafe import read_text
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:
+    from cfn_debug.aws.placeholders import Exports
     from cfn_debug.endpoint.template import FunctionSpec
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
@@ -42,6 +43,8 @@ class Project:
     event_errors: list[CfnDebugError] = field(default_factory=list)  # files that would not load
     is_demo: bool = False
     functions_error: ProjectError | None = None  # why there are no functions (broken template)
+    #: what fills the {{ExportName}} placeholders of its files (None: nothing; any is an error)
+    exports: Exports | None = None
 
     @property
     def type_name(self) -> str | None:
@@ -119,18 +122,22 @@ def _label(path: Path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
-def _load_events(dirs: list[Path], errors: list[CfnDebugError]) -> list[EventSpec]:
+def _load_events(
+    dirs: list[Path], errors: list[CfnDebugError], exports: Exports | None = None
+) -> list[EventSpec]:
     events: list[EventSpec] = []
     for directory in dirs:
         for path in _event_files(directory):
             try:
-                events.append(load_event(path, name=_label(path)))
+                events.append(load_event(path, name=_label(path), exports=exports))
             except CfnDebugError as exc:
                 errors.append(exc)
     return events
 
 
-def _load_inputs(directory: Path, errors: list[CfnDebugError]) -> list[EventSpec]:
+def _load_inputs(
+    directory: Path, errors: list[CfnDebugError], exports: Exports | None = None
+) -> list[EventSpec]:
     """inputs_N_create.json -> CREATE; inputs_N_update.json -> UPDATE with previous = the create
     input of the same N; inputs_N_invalid.json -> CREATE of an invalid model."""
     groups: dict[int, dict[str, Path]] = {}
@@ -146,7 +153,7 @@ def _load_inputs(directory: Path, errors: list[CfnDebugError]) -> list[EventSpec
             if kind not in files:
                 continue
             try:
-                models[kind] = read_json(files[kind])
+                models[kind] = _filled(read_json(files[kind]), exports, files[kind])
                 if not isinstance(models[kind], dict):
                     raise EventError("expected a resource model (a JSON object)", path=files[kind])
             except CfnDebugError as exc:
@@ -172,8 +179,14 @@ def _load_inputs(directory: Path, errors: list[CfnDebugError]) -> list[EventSpec
     return events
 
 
+def _filled(data: Any, exports: Exports | None, path: Path) -> Any:
+    from cfn_debug.aws.placeholders import fill_data
+
+    return fill_data(data, exports, path=path)
+
+
 def find_events(
-    root: Path, *, is_demo: bool = False
+    root: Path, *, is_demo: bool = False, exports: Exports | None = None
 ) -> tuple[list[EventSpec], list[CfnDebugError]]:
     """Every event of a project, and the files that would not load."""
     errors: list[CfnDebugError] = []
@@ -184,10 +197,10 @@ def find_events(
         repo_events = root.parents[2] / "sample_events"
         if repo_events.is_dir():
             dirs.append(repo_events)
-    events = _load_events(dirs, errors)
+    events = _load_events(dirs, errors, exports)
     for name in INPUT_DIRS:
         if (root / name).is_dir():
-            events.extend(_load_inputs(root / name, errors))
+            events.extend(_load_inputs(root / name, errors, exports))
     return events, errors
 
 
@@ -204,10 +217,14 @@ def _load_functions(root: Path) -> tuple[dict[str, FunctionSpec], ProjectError |
         return {}, exc
 
 
-def discover_project(path: Path | None = None, *, schema_path: Path | None = None) -> Project:
+def discover_project(
+    path: Path | None = None, *, schema_path: Path | None = None, exports: Exports | None = None
+) -> Project:
     """The project at ``path`` (else the current directory, else the bundled demo).
 
-    ``schema_path`` overrides the schema file discovery (``--schema``).
+    ``schema_path`` overrides the schema file discovery (``--schema``); ``exports`` fills the
+    ``{{ExportName}}`` placeholders of its events and inputs (one it cannot fill makes the file
+    an event error).
     """
     if path is not None:
         root = path.expanduser()
@@ -228,7 +245,7 @@ def discover_project(path: Path | None = None, *, schema_path: Path | None = Non
             raise ProjectError("no such schema file", path=schema, field="--schema")
     else:
         schema = find_schema(root, type_name)
-    events, errors = find_events(root, is_demo=is_demo)
+    events, errors = find_events(root, is_demo=is_demo, exports=exports)
     functions, functions_error = _load_functions(root)
     return Project(
         root=root,
@@ -239,4 +256,5 @@ def discover_project(path: Path | None = None, *, schema_path: Path | None = Non
         events=events,
         event_errors=errors,
         is_demo=is_demo,
+        exports=exports,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cfn_debug.errors import CfnDebugError
 
@@ -29,11 +29,21 @@ def chain_options(args: argparse.Namespace) -> ChainOptions:
     )
 
 
-def open_workspace(args: argparse.Namespace) -> Workspace:
-    """The project, schema and endpoint the target options name; ``close()`` it when done."""
+def open_workspace(args: argparse.Namespace, console: Any = None) -> Workspace:
+    """The project, schema, endpoint and AWS the target options name; ``close()`` it when done.
+
+    ``console`` (Rich) shows the local AWS starting and the setup stack's progress.
+    """
+    from cfn_debug.aws.session import AwsOptions
     from cfn_debug.env_progress import console_env_progress
     from cfn_debug.workspace import Workspace
 
+    aws = AwsOptions.from_args(args)
+    progress = None
+    if console is not None:
+        from cfn_debug.aws.progress import SetupProgressPrinter
+
+        progress = SetupProgressPrinter(console)
     with console_env_progress() as env_progress:
         return Workspace.open(
             Path(args.project) if args.project else None,
@@ -44,4 +54,6 @@ def open_workspace(args: argparse.Namespace) -> Workspace:
             profile=args.profile,
             python=getattr(args, "python", None),
             on_env_progress=env_progress,
+            aws=aws,
+            progress=progress,
         )

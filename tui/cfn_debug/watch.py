@@ -522,7 +522,9 @@ class Watcher:
             fresh = known
         else:
             try:
-                fresh = load_event(Path(event.path), name=event.name)
+                fresh = load_event(
+                    Path(event.path), name=event.name, exports=self.workspace.project.exports
+                )
             except CfnDebugError as error:
                 await self._emit(WatchProblem(str(error)))
                 return None

@@ -21,6 +21,8 @@ from cfn_debug.project import Project, discover_project
 from cfn_debug.records import Action, ChainEvent
 
 if TYPE_CHECKING:
+    from cfn_debug.aws.session import AwsOptions, AwsSession, Progress
+    from cfn_debug.aws.target import AwsTarget
     from cfn_debug.endpoint.pyenv import ProgressCallback
     from cfn_debug.schema import ResourceSchema
 
@@ -43,6 +45,7 @@ class Workspace:
         function_name: str | None = None,
         defaults: PayloadDefaults | None = None,
         embedded: Any = None,
+        aws: AwsSession | None = None,
     ) -> None:
         self.project = project
         self.schema = schema
@@ -51,6 +54,17 @@ class Workspace:
         self.function_name = function_name
         self.defaults = defaults or PayloadDefaults()
         self.embedded = embedded  # the EmbeddedEndpoint this workspace started, if any
+        self.aws = aws  # which AWS the handlers talk to (and the local AWS this one started)
+
+    @property
+    def aws_target(self) -> AwsTarget | None:
+        return self.aws.target if self.aws is not None else None
+
+    def describe_aws(self) -> str:
+        """One line saying which AWS the handlers talk to (the dashboard's header shows it)."""
+        from cfn_debug.aws.target import AwsTarget
+
+        return (self.aws_target or AwsTarget("none")).describe()
 
     @property
     def events(self) -> list[EventSpec]:
@@ -69,23 +83,61 @@ class Workspace:
         env_vars: dict[str, Any] | None = None,
         python: str | None = None,
         on_env_progress: ProgressCallback | None = None,
+        aws: AwsOptions | None = None,
+        progress: Progress | None = None,
     ) -> Workspace:
         """Discover the project, load its schema and connect to (or start) the endpoint.
 
         ``endpoint`` None starts the embedded endpoint for the project; "aws" invokes deployed
         functions (needs ``function_name``); a URL names a local endpoint (SAM, the emulator).
+        ``aws`` chooses the AWS the handlers talk to (--local-aws starts one and deploys the
+        project's test/setup.yml into it, reporting to ``progress``); its exports fill the
+        ``{{ExportName}}`` placeholders of the project's events and inputs.
         """
-        project = discover_project(project_dir, schema_path=schema_path)
-        schema = _load_schema(project.schema_path)
-        credentials = resolve_credentials(profile)
-        defaults = PayloadDefaults(
-            region=region,
-            credentials=credentials,
-            type_name=schema.type_name if schema is not None else project.type_name,
-        )
-        invoker, label, embedded = _connect(
-            project, endpoint, function_name, region, profile, env_vars, python, on_env_progress
-        )
+        from cfn_debug.aws.session import launch_local, open_aws
+
+        local = launch_local(aws)  # moto starts while the project is read
+        try:
+            project = discover_project(project_dir, schema_path=schema_path)
+            schema = _load_schema(project.schema_path)
+            credentials = resolve_credentials(profile)
+            external = endpoint if endpoint and endpoint.strip().lower() != "aws" else None
+            session = open_aws(
+                aws,
+                root=project.root,
+                region=region,
+                profile=profile,
+                env_vars=env_vars,
+                external_endpoint=external,
+                progress=progress,
+                local=local,
+            )
+        except BaseException:
+            if local is not None:
+                local.stop()
+            raise
+        try:
+            project = _with_exports(project, schema_path, session.exports)
+            defaults = PayloadDefaults(
+                region=region,
+                credentials=credentials or session.credentials,
+                type_name=schema.type_name if schema is not None else project.type_name,
+            )
+            if session.account:
+                defaults.aws_account_id = session.account
+            invoker, label, embedded = _connect(
+                project,
+                endpoint,
+                function_name,
+                region,
+                profile,
+                session.env_vars,
+                python,
+                on_env_progress,
+            )
+        except BaseException:
+            session.close()
+            raise
         return cls(
             project,
             schema,
@@ -94,6 +146,7 @@ class Workspace:
             function_name=function_name,
             defaults=defaults,
             embedded=embedded,
+            aws=session,
         )
 
     @property
@@ -106,7 +159,9 @@ class Workspace:
 
     def reload(self) -> None:
         """Read the project's events and schema again (after the user edited them)."""
-        fresh = discover_project(self.project.root, schema_path=self._schema_override())
+        fresh = discover_project(
+            self.project.root, schema_path=self._schema_override(), exports=self.project.exports
+        )
         self.schema = _load_schema(fresh.schema_path)
         fresh.functions = self.project.functions
         self.project = fresh
@@ -206,12 +261,24 @@ class Workspace:
         if self.embedded is not None:
             embedded, self.embedded = self.embedded, None
             embedded.stop()
+        if self.aws is not None:
+            self.aws.close()  # the local AWS stops after the workers that used it
 
     def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _with_exports(project: Project, schema_path: Path | None, exports: Any) -> Project:
+    """The project with its placeholders filled: read again only when a file had one."""
+    from cfn_debug.aws.placeholders import PlaceholderError
+
+    if any(isinstance(error, PlaceholderError) for error in project.event_errors):
+        return discover_project(project.root, schema_path=schema_path, exports=exports)
+    project.exports = exports
+    return project
 
 
 def _load_schema(path: Path | None) -> ResourceSchema | None:

@@ -99,6 +99,7 @@ def open_workspace(config: AppConfig) -> Workspace:
         profile=config.profile,
         env_vars=config.env_vars,
         python=config.python,
+        aws=config.aws,
     )
 
 
@@ -711,7 +712,8 @@ class CfnDebugApp(App[int]):
         original = self.events[index]
         assert original.path is not None
         try:
-            reloaded = load_event(original.path, name=original.name)
+            exports = self.workspace.project.exports if self.workspace is not None else None
+            reloaded = load_event(original.path, name=original.name, exports=exports)
         except CfnDebugError as error:
             self.status_line.show(
                 Prompt(

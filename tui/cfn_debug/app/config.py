@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from cfn_debug.aws.session import AwsOptions
 
 Mode = Literal["auto", "step", "stop"]
 MODES: tuple[Mode, ...] = ("auto", "step", "stop")
@@ -43,6 +46,8 @@ class AppConfig:
     #: READ after a CREATE/UPDATE SUCCESS (`ui --no-read-back`: False); see cfn_debug.readback
     read_back: bool = True
     extra: dict[str, object] = field(default_factory=dict)
+    #: --local-aws, --aws-endpoint-url, --env-vars, --export, --setup (engine: cfn_debug.aws)
+    aws: AwsOptions | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
@@ -51,7 +56,10 @@ class AppConfig:
         journal = getattr(args, "journal", None)
         transcript = getattr(args, "transcript", None)
         shots = getattr(args, "screenshot_dir", None)
+        from cfn_debug.aws.session import AwsOptions
+
         return cls(
+            aws=AwsOptions.from_args(args),
             project_dir=Path(project) if project else None,
             endpoint=getattr(args, "endpoint", None),
             function_name=getattr(args, "function_name", None),

@@ -97,17 +97,27 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     host = getattr(args, "host", "127.0.0.1") or "127.0.0.1"
     port = int(getattr(args, "port", 3001))
     env_vars_path = getattr(args, "env_vars", None)
+    aws = _open_aws(args, project, load_env_vars(env_vars_path), emit)
     try:
-        env_vars = load_env_vars(env_vars_path)
-        endpoint = EmbeddedEndpoint(project, host=host, port=port, env_vars=env_vars, on_log=emit)
+        endpoint = EmbeddedEndpoint(
+            project, host=host, port=port, env_vars=aws.env_vars, on_log=emit
+        )
     except EndpointError as error:
+        aws.close()
         if error.path is None and env_vars_path:
             raise EndpointError(error.detail, path=env_vars_path, field=error.field) from None
         raise
-    with console_env_progress(err) as progress:  # --python, else the project's environment
-        endpoint.python_choice = getattr(args, "python", None)
-        endpoint.on_env_progress = progress
-        endpoint.start()
+    except BaseException:
+        aws.close()
+        raise
+    try:
+        with console_env_progress(err) as progress:  # --python, else the project's environment
+            endpoint.python_choice = getattr(args, "python", None)
+            endpoint.on_env_progress = progress
+            endpoint.start()
+    except BaseException:
+        aws.close()
+        raise
     try:
         if not is_loopback(host):
             err.write(
@@ -120,6 +130,8 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
         emit(exposure(host, endpoint.port))
         for name, spec in endpoint.functions.items():
             emit(f"  {name}  {spec.handler}  (code {spec.code_dir}, timeout {spec.timeout_s:g} s)")
+        emit(printable(aws.target.describe()))
+        _emit_exports(aws, emit)
         emit(
             f"Invoke: aws lambda invoke --endpoint-url {endpoint.url} "
             "--no-sign-request --function-name NAME --payload fileb://event.json out.json"
@@ -132,4 +144,39 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
         emit("Stopping.")
     finally:
         endpoint.stop()
+        aws.close()
     return 0
+
+
+def _open_aws(args: argparse.Namespace, project: Path, env_vars: Any, emit: Any) -> Any:
+    """--local-aws (moto started, setup stack deployed), --aws-endpoint-url or the shell's
+    AWS_ENDPOINT_URL: what the workers' environment gets; see cfn_debug.aws.session."""
+    from cfn_debug.aws.session import AwsOptions, open_aws
+    from cfn_debug.aws.setup_stack import SetupProgress
+
+    options = AwsOptions.from_args(args)
+    options.env_vars_file = None  # loaded above, with serve's own error messages
+
+    def progress(step: SetupProgress) -> None:
+        counter = f"[{step.done}/{step.total}] " if step.total else ""
+        emit(f"local AWS: {counter}{step.message}")
+
+    return open_aws(
+        options,
+        root=project,
+        region=getattr(args, "region", None),
+        profile=None,
+        env_vars=env_vars,
+        progress=progress,
+    )
+
+
+def _emit_exports(aws: Any, emit: Any) -> None:
+    """The values {{NAME}} placeholders get: the setup stack's exports and --export's."""
+    from cfn_debug.textsafe import printable
+
+    values = {**(aws.exports.listed or {}), **aws.exports.manual}
+    if values:
+        emit("Exports for {{NAME}} placeholders:")
+        for name, value in sorted(values.items()):
+            emit(f"  {printable(name)} = {printable(value)}")

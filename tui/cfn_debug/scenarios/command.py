@@ -111,6 +111,7 @@ def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, An
     runner = partial.get("runner")
     results = partial.get("results", [])
     schema = workspace.schema if workspace is not None else None
+    target = workspace.aws_target if workspace is not None else None
     errors = [
         {"kind": "infrastructure", "scenario": r.name, "message": r.error or "could not run"}
         for r in results
@@ -121,6 +122,7 @@ def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, An
     return {
         "cfn_debug": __version__,
         "endpoint": workspace.endpoint_label if workspace is not None else None,
+        "aws": target.to_dict() if target is not None else None,
         "type_name": schema.type_name if schema else None,
         "inputs": runner.inputs.source if runner is not None else None,
         "type_configuration": partial.get("type_configuration"),
@@ -145,6 +147,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
     from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
     from cfn_debug.targets import chain_options, open_workspace
+    from cfn_debug.textsafe import printable
 
     console = Console(stderr=args.json, highlight=False)
     if args.list:
@@ -161,11 +164,13 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     if args.examples < 0:
         raise CfnDebugError("expected a number of inputs >= 0", field="--examples")
 
-    workspace = open_workspace(args)
+    workspace = open_workspace(args, console)
     partial["workspace"] = workspace
     results: list[ScenarioResult] = []
     partial["results"] = results
     try:
+        # first: which AWS the handlers talk to
+        console.print(printable(workspace.describe_aws()), markup=False)
         from cfn_debug.headless import print_notices
 
         partial["notices"] = print_notices(console, workspace)  # models.py out of date
@@ -222,6 +227,11 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     else:
         console.print()
         console.print(summary_table(results))
+        from cfn_debug.aws.target import no_aws_note
+
+        note = no_aws_note(workspace.aws_target)
+        if note and not all(r.outcome in _OK for r in results):
+            console.print(note, markup=False, style="yellow")
     if any(r.outcome is Outcome.ERROR for r in results):
         return EXIT_ERROR
     return EXIT_OK if all(r.outcome in _OK for r in results) else EXIT_FINDINGS

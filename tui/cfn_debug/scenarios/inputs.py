@@ -50,8 +50,9 @@ class ScenarioInputs:
     source: str  # where they came from, for the report
     overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # pointer -> value
     #: model pointers whose value must never get a unique suffix: values that are a whole
-    #: ``{{...}}`` placeholder in the input file (an export of the setup stack) or that the caller
-    #: says came from an export or --export (ScenarioOptions.unique_exempt adds to these)
+    #: ``{{...}}`` placeholder in the input file, or that were filled from a {{placeholder}} (an
+    #: export: a resource that exists before the tests, such as the setup stack's), or that the
+    #: caller says came from an export or --export (ScenarioOptions.unique_exempt adds to these)
     unique_exempt: frozenset[str] = frozenset()
     from_files: bool = False  # read from inputs/ (or example_inputs/)
 
@@ -59,14 +60,21 @@ class ScenarioInputs:
 # --- reading ------------------------------------------------------------------------------------
 
 
-def _model_file(path: Path) -> dict[str, Any]:
-    data = read_json(path)
+def _model_file(path: Path, exports: Any = None, exempt: set[str] | None = None) -> dict[str, Any]:
+    """The model in ``path``, its placeholders filled; their pointers are added to ``exempt``."""
+    from cfn_debug.aws.placeholders import fill
+
+    raw = read_json(path)
+    data, filled = fill(raw, exports, path=path)
     if not isinstance(data, dict):
         raise EventError("expected a resource model (a JSON object)", path=path)
+    if exempt is not None:
+        exempt.update(f.pointer for f in filled)
+        exempt.update(placeholder_pointers(raw))  # whole placeholders, as the file has them
     return data
 
 
-def _from_input_files(root: Path) -> ScenarioInputs | None:
+def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
     for name in INPUT_DIRS:
         directory = root / name
         if not directory.is_dir():
@@ -80,12 +88,23 @@ def _from_input_files(root: Path) -> ScenarioInputs | None:
             continue
         number, create_path = numbered[0]
         update_path = directory / f"inputs_{number}_update.json"
-        update = _model_file(update_path) if update_path.is_file() else None
+        exempt: set[str] = set()
+        create = _model_file(create_path, exports, exempt)
+        update = _model_file(update_path, exports, exempt) if update_path.is_file() else None
         source = f"{name}/{create_path.name}" + (f", {update_path.name}" if update else "")
-        create = _model_file(create_path)
-        exempt = placeholder_pointers(create) | placeholder_pointers(update or {})
+        # Generated inputs need the same pre-existing resources: they get these values too.
+        keep = {
+            p: create[split_pointer(p)[0]]
+            for p in sorted(exempt)
+            if len(split_pointer(p)) == 1 and split_pointer(p)[0] in create
+        }
         return ScenarioInputs(
-            create, update, source, unique_exempt=frozenset(exempt), from_files=True
+            create,
+            update,
+            source,
+            {"CREATE": keep} if keep else {},
+            frozenset(exempt),
+            from_files=True,
         )
     return None
 
@@ -108,13 +127,16 @@ def placeholder_pointers(model: Any, pointer: str = "") -> set[str]:
     return found
 
 
-def read_overrides(root: Path) -> dict[str, dict[str, Any]] | None:
+def read_overrides(root: Path, exports: Any = None) -> dict[str, dict[str, Any]] | None:
     """overrides.json as {"CREATE": {pointer: value}, "UPDATE": {...}}; keys may be property
-    names or JSON pointers ("/SubnetId"), as the CloudFormation CLI accepts both."""
+    names or JSON pointers ("/SubnetId"), as the CloudFormation CLI accepts both. Its
+    ``{{ExportName}}`` placeholders are filled from ``exports``."""
     path = root / OVERRIDES
     if not path.is_file():
         return None
-    data = read_json(path)
+    from cfn_debug.aws.placeholders import fill_data
+
+    data = fill_data(read_json(path), exports, path=path)
     if not isinstance(data, dict):
         raise EventError('expected an object such as {"CREATE": {"/Name": "x"}}', path=path)
     out: dict[str, dict[str, Any]] = {}
@@ -177,10 +199,11 @@ def _from_events(project: Project) -> ScenarioInputs | None:
 
 def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
     """The create (and update) input of the scenarios; see the module docstring."""
-    found = _from_input_files(project.root)
+    exports = getattr(project, "exports", None)
+    found = _from_input_files(project.root, exports)
     if found is not None:
         return _strip_read_only(found, schema)
-    overrides = read_overrides(project.root)
+    overrides = read_overrides(project.root, exports)
     if overrides is None:
         found = _from_events(project)
         if found is not None:
@@ -312,7 +335,8 @@ def make_unique(
     suffix: str,
     exempt: frozenset[str] | set[str] = frozenset(),
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """``model`` with its natural keys made unique, and the {name: new value} it changed."""
+    """``model`` with its natural keys made unique, and the {name: new value} it changed.
+    ``exempt``: pointers of values that came from an export (pre-existing resources), kept."""
     out = copy.deepcopy(model)
     changed: dict[str, str] = {}
     for name in natural_keys(schema, out, exempt):

@@ -1,0 +1,54 @@
+"""The local AWS process: moto's server on 127.0.0.1, for as long as its parent keeps stdin open.
+
+Run as ``python -m cfn_debug.aws.moto_main``. It prints one line, ``{"port": N}``, once it
+listens, and stops when stdin reaches end of file: when cfn-debug closes it, or when cfn-debug
+dies in any way (the kernel closes the pipe), so a local AWS never outlives its session.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+import warnings
+
+
+def _warm_up() -> None:
+    try:
+        import moto.cloudformation.parsing
+        import moto.cloudformation.responses  # noqa: F401
+    except Exception:  # the request that needs them will say what is wrong
+        pass
+
+
+def main() -> int:
+    warnings.simplefilter("ignore")  # "not supported by moto" warnings: setup_stack reports them
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    try:
+        from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+    except ImportError as error:
+        print(json.dumps({"error": f"moto's server is not installed: {error}"}), flush=True)
+        return 2
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    try:
+        server.start()
+    except OSError as error:
+        print(json.dumps({"error": f"cannot listen on 127.0.0.1: {error}"}), flush=True)
+        return 2
+    _host, port = server.get_host_and_port()
+    print(json.dumps({"port": port}), flush=True)
+    # The setup stack comes next: its CloudFormation parser imports most of moto's backends,
+    # which takes longer than anything else here. Import them now, while cfn-debug loads boto3.
+    threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except (KeyboardInterrupt, OSError):
+        pass
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

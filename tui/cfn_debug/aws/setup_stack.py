@@ -1,0 +1,185 @@
+"""The contract-test setup stack: the project's test/setup.yml deployed as `cfn test` expects it,
+and the account's CloudFormation exports that fill ``{{...}}`` placeholders.
+
+moto's CloudFormation skips a resource type it cannot create with a warning and still reports
+CREATE_COMPLETE; so after the deploy every resource of the template is looked up in the stack,
+and one that is missing is an error naming its logical id and type.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cfn_debug.errors import CfnDebugError
+
+SETUP_TEMPLATES = ("test/setup.yml", "test/setup.yaml", "test/setup.json")
+STACK_NAME = "cfn-debug-setup"
+WAIT_S = 300.0
+
+
+class SetupError(CfnDebugError):
+    """The setup stack could not be deployed."""
+
+
+@dataclass(frozen=True)
+class SetupProgress:
+    """One step of the deploy, for a progress display: ``done`` of ``total`` resources."""
+
+    message: str
+    done: int = 0
+    total: int = 0
+
+
+@dataclass
+class SetupResult:
+    stack_name: str
+    template: Path
+    resources: dict[str, str] = field(default_factory=dict)  # logical id -> type
+    exports: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+Progress = Callable[[SetupProgress], None]
+
+
+def find_setup_template(root: Path, given: Path | None = None) -> Path | None:
+    """--setup TEMPLATE, else the project's test/setup.yml (or .yaml, .json), else None."""
+    if given is not None:
+        path = given.expanduser()
+        if not path.is_file():
+            raise SetupError("no such template file", path=path, field="--setup")
+        return path
+    for name in SETUP_TEMPLATES:
+        if (root / name).is_file():
+            return root / name
+    return None
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML with CloudFormation's short-form tags (!Ref, !GetAtt, ...) read as plain values."""
+
+
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+
+
+_Loader.add_multi_constructor("!", _tag)
+
+
+def template_resources(path: Path) -> tuple[str, dict[str, str]]:
+    """The template's text and its resources (logical id -> type); errors name the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise SetupError(f"expected UTF-8 text: {error.reason}", path=path) from None
+    except OSError as error:
+        raise SetupError(f"cannot read: {error.strerror}", path=path) from None
+    try:
+        doc = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or "not YAML or JSON"
+        raise SetupError(f"invalid template{where}: {problem}", path=path) from None
+    resources = doc.get("Resources") if isinstance(doc, dict) else None
+    if not isinstance(resources, dict) or not resources:
+        raise SetupError("expected a template with a Resources section", path=path)
+    out: dict[str, str] = {}
+    for logical_id, body in resources.items():
+        kind = body.get("Type") if isinstance(body, dict) else None
+        if not isinstance(kind, str):
+            raise SetupError(
+                "expected a resource with a Type", path=path, field=f"/Resources/{logical_id}"
+            )
+        if not body.get("Condition"):  # a resource under a condition may rightly be absent
+            out[str(logical_id)] = kind
+    return text, out
+
+
+def deploy_setup(
+    client: Any,
+    template: Path,
+    *,
+    stack_name: str = STACK_NAME,
+    progress: Progress | None = None,
+) -> SetupResult:
+    """Create the stack from ``template`` with ``client`` (a boto3 CloudFormation client), wait
+    for it, check that every resource exists, and list the exports."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    report = progress or (lambda _p: None)
+    text, resources = template_resources(template)
+    total = len(resources)
+    started = time.perf_counter()
+    shown = f"{template.parent.name}/{template.name}"
+    report(SetupProgress(f"deploying {shown} as stack {stack_name}", 0, total))
+    try:
+        client.create_stack(
+            StackName=stack_name,
+            TemplateBody=text,
+            Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"],
+        )
+        status, reason = _wait(client, stack_name)
+        found = _stack_resources(client, stack_name)
+    except (ClientError, BotoCoreError) as error:
+        raise SetupError(f"the setup stack could not be deployed: {error}", path=template) from None
+    if status != "CREATE_COMPLETE":
+        raise SetupError(
+            f"the setup stack ended {status}" + (f": {reason}" if reason else ""), path=template
+        )
+    for done, (logical_id, kind) in enumerate(resources.items(), start=1):
+        physical = found.get(logical_id)
+        if not physical:
+            raise SetupError(
+                f"resource {logical_id} ({kind}): the local AWS (moto) cannot create this type; "
+                "deploy a template without it (--setup TEMPLATE) or none (--setup none), and "
+                "give the values it would export with --export NAME=VALUE",
+                path=template,
+                field=f"/Resources/{logical_id}",
+            )
+        report(SetupProgress(f"{logical_id} ({kind}) created: {physical}", done, total))
+    try:
+        exports = list_exports(client)
+    except (ClientError, BotoCoreError) as error:
+        raise SetupError(f"cannot list the exports: {error}", path=template) from None
+    seconds = time.perf_counter() - started
+    report(SetupProgress(f"stack {stack_name} ready: {len(exports)} export(s)", total, total))
+    return SetupResult(stack_name, template, resources, exports, seconds)
+
+
+def _wait(client: Any, stack_name: str) -> tuple[str, str]:
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        stack = client.describe_stacks(StackName=stack_name)["Stacks"][0]
+        status = str(stack.get("StackStatus", ""))
+        if not status.endswith("_IN_PROGRESS") or time.monotonic() > deadline:
+            return status, str(stack.get("StackStatusReason") or "")
+        time.sleep(0.2)
+
+
+def _stack_resources(client: Any, stack_name: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for page in client.get_paginator("list_stack_resources").paginate(StackName=stack_name):
+        for summary in page.get("StackResourceSummaries", []):
+            logical = summary.get("LogicalResourceId")
+            if logical and str(summary.get("ResourceStatus", "")).endswith("_COMPLETE"):
+                out[logical] = str(summary.get("PhysicalResourceId") or "")
+    return out
+
+
+def list_exports(client: Any) -> dict[str, str]:
+    """Every CloudFormation export of the account and region, as `cfn test` reads them."""
+    exports: dict[str, str] = {}
+    for page in client.get_paginator("list_exports").paginate():
+        exports.update({e["Name"]: str(e["Value"]) for e in page.get("Exports", [])})
+    return exports
