@@ -304,7 +304,10 @@ async def test_a_broken_event_file_is_listed_with_its_error(tmp_path: Path) -> N
         messages = [str(leaf.label) for leaf in groups[0].children]
         assert len(messages) == 1
         assert "broken.json" in messages[0] and "line 1" in messages[0]
-        assert "1 event file(s) not loaded" in screen_text(app)
+        # the status line is drawn after the tree (a slower machine shows the tree first)
+        await wait_until(
+            pilot, lambda: "1 event file(s) not loaded" in screen_text(app), "the status line"
+        )
 
 
 async def test_command_palette_runs_an_event_by_name(demo_state: Path) -> None:
