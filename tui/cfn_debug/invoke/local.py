@@ -132,26 +132,11 @@ class LocalInvoker:
                         chunks.append(chunk)
                 duration = time.perf_counter() - started
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
-            return InvokeResult(
-                OutcomeKind.UNREACHABLE,
-                duration_s=time.perf_counter() - started,
-                error_type=type(exc).__name__,
-                error_message=self.unreachable_message(),
-            )
+            return self._unreachable(started, exc)
         except httpx.ReadTimeout:
-            return InvokeResult(
-                OutcomeKind.TIMEOUT,
-                duration_s=time.perf_counter() - started,
-                error_message=f"no answer from {self.base_url} within {self._read_timeout_s:g} s",
-            )
+            return self._timed_out(started)
         except httpx.HTTPError as exc:
-            return InvokeResult(
-                OutcomeKind.HTTP_ERROR,
-                duration_s=time.perf_counter() - started,
-                error_type=type(exc).__name__,
-                error_message=f"{self.base_url} broke off the exchange: "
-                f"{exc or type(exc).__name__}",
-            )
+            return self._broke_off(started, exc)
         raw = b"".join(chunks)  # at most body_cap bytes: a bigger body is reported, not parsed
         return await self._result(
             function_name, raw, duration, response.status_code, response.headers, size
@@ -171,26 +156,11 @@ class LocalInvoker:
                 invoke_path(function_name), body, headers, body_cap=self._body_cap
             )
         except http1.ConnectError as exc:
-            return InvokeResult(
-                OutcomeKind.UNREACHABLE,
-                duration_s=time.perf_counter() - started,
-                error_type=type(exc).__name__,
-                error_message=self.unreachable_message(),
-            )
+            return self._unreachable(started, exc)
         except http1.ReadTimeout:
-            return InvokeResult(
-                OutcomeKind.TIMEOUT,
-                duration_s=time.perf_counter() - started,
-                error_message=f"no answer from {self.base_url} within {self._read_timeout_s:g} s",
-            )
+            return self._timed_out(started)
         except http1.HTTPError as exc:
-            return InvokeResult(
-                OutcomeKind.HTTP_ERROR,
-                duration_s=time.perf_counter() - started,
-                error_type=type(exc).__name__,
-                error_message=f"{self.base_url} broke off the exchange: "
-                f"{exc or type(exc).__name__}",
-            )
+            return self._broke_off(started, exc)
         duration = time.perf_counter() - started
         return await self._result(
             function_name,
@@ -199,6 +169,29 @@ class LocalInvoker:
             response.status_code,
             response.headers,
             response.size,
+        )
+
+    def _unreachable(self, started: float, exc: Exception) -> InvokeResult:
+        return InvokeResult(
+            OutcomeKind.UNREACHABLE,
+            duration_s=time.perf_counter() - started,
+            error_type=type(exc).__name__,
+            error_message=self.unreachable_message(),
+        )
+
+    def _timed_out(self, started: float) -> InvokeResult:
+        return InvokeResult(
+            OutcomeKind.TIMEOUT,
+            duration_s=time.perf_counter() - started,
+            error_message=f"no answer from {self.base_url} within {self._read_timeout_s:g} s",
+        )
+
+    def _broke_off(self, started: float, exc: Exception) -> InvokeResult:
+        return InvokeResult(
+            OutcomeKind.HTTP_ERROR,
+            duration_s=time.perf_counter() - started,
+            error_type=type(exc).__name__,
+            error_message=f"{self.base_url} broke off the exchange: {exc or type(exc).__name__}",
         )
 
     async def _result(
