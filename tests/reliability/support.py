@@ -151,3 +151,27 @@ def write_json(path: Path, data: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return path
+
+
+#: ``python -c CLI_WITH_PEAK_RSS args...``: ``cfn-debug args...``, then the process's own peak
+#: resident memory on stderr ("VmHWM: N kB"). Not ``ru_maxrss``: on Linux a child started by
+#: fork or vfork and exec keeps its parent's high-water mark in ``ru_maxrss`` (exec records the
+#: old address space's peak in the process's signal struct), so a child of a pytest process that
+#: once reached 600 MB reports at least 600 MB however little it uses. VmHWM is the peak of the
+#: address space exec made, this program's alone.
+CLI_WITH_PEAK_RSS = """
+import sys
+from cfn_debug import cli
+code = 2
+try:
+    code = cli.main(sys.argv[1:])
+finally:
+    with open("/proc/self/status", encoding="ascii") as status:
+        print(next(line for line in status if line.startswith("VmHWM:")), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def peak_rss_mb(stderr: str) -> float:
+    """The peak a ``CLI_WITH_PEAK_RSS`` child printed, in MB."""
+    return int(stderr.rsplit("VmHWM:", 1)[1].split()[0]) / 1024
