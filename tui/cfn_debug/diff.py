@@ -65,9 +65,7 @@ class Encodings:
         if prints is None:
             prints = _fingerprints(values)
             if raw is not None and prints is not None:
-                if len(_RECENT_PRINTS) >= _RECENT_LIMIT:
-                    del _RECENT_PRINTS[next(iter(_RECENT_PRINTS))]
-                _RECENT_PRINTS[raw] = prints
+                _remember(_RECENT_PRINTS, raw, prints)
         self._prints[id(values)] = (values, prints)
         return prints
 
@@ -99,9 +97,7 @@ class Encodings:
                 distinct = set(prints)
                 known = (distinct, len(distinct) == len(prints))
                 if raw is not None:
-                    if len(_RECENT_SETS) >= _RECENT_LIMIT:
-                        del _RECENT_SETS[next(iter(_RECENT_SETS))]
-                    _RECENT_SETS[raw] = known
+                    _remember(_RECENT_SETS, raw, known)
             self._sets[id(values)] = known
         return known
 
@@ -319,6 +315,25 @@ class _Differ:
 _RECENT_PRINTS: dict[bytes, list[bytes]] = {}
 _RECENT_SETS: dict[bytes, tuple[set[bytes], bool]] = {}
 _RECENT_LIMIT = 8
+#: ... and at most about this many bytes each (_cost): they outlive the session's runs, and 8
+#: arrays of 250,000 short strings held ~500 MB for good.
+_RECENT_BYTES = 64 * 1024 * 1024
+
+
+def _cost(entry: tuple[bytes, list[bytes] | tuple[set[bytes], bool]]) -> int:
+    """Bytes an entry holds, about: its key, the elements' encodings, ~64 B per element."""
+    raw, value = entry
+    return 2 * len(raw) + 64 * len(value if isinstance(value, list) else value[0])
+
+
+def _remember(recent: dict[bytes, Any], raw: bytes, value: Any) -> None:
+    """Keep ``value`` under ``raw``, oldest dropped first; an entry over the bound is not kept."""
+    if _cost((raw, value)) > _RECENT_BYTES:
+        return
+    recent[raw] = value
+    while len(recent) > _RECENT_LIMIT or sum(map(_cost, recent.items())) > _RECENT_BYTES:
+        del recent[next(iter(recent))]
+
 
 _EXACT_SCALARS = frozenset({str, int, bool})
 #: A multiset of at least this many elements is first compared in order (_aligned_differences),
