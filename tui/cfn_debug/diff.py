@@ -61,7 +61,7 @@ class Encodings:
         if known is not None:
             return known[1]
         raw = self._content_key(values)
-        prints = _RECENT_PRINTS.get(raw) if raw is not None else None
+        prints = _recall(_RECENT_PRINTS, raw)
         if prints is None:
             prints = _fingerprints(values)
             if raw is not None and prints is not None:
@@ -91,7 +91,7 @@ class Encodings:
         known = self._sets.get(id(values))
         if known is None:
             raw = self._content_key(values)
-            known = _RECENT_SETS.get(raw) if raw is not None else None
+            known = _recall(_RECENT_SETS, raw)
             if known is None:
                 prints = self._prints[id(values)][1] or []
                 distinct = set(prints)
@@ -311,7 +311,7 @@ class _Differ:
 
 
 #: Fingerprints of recent long arrays, keyed by the array's exact encoding (equal bytes, equal
-#: elements in the same order: the fingerprints hold). Oldest dropped first.
+#: elements in the same order: the fingerprints hold). Least recently used dropped first.
 _RECENT_PRINTS: dict[bytes, list[bytes]] = {}
 _RECENT_SETS: dict[bytes, tuple[set[bytes], bool]] = {}
 _RECENT_LIMIT = 8
@@ -326,8 +326,17 @@ def _cost(entry: tuple[bytes, list[bytes] | tuple[set[bytes], bool]]) -> int:
     return 2 * len(raw) + 64 * len(value if isinstance(value, list) else value[0])
 
 
+def _recall(recent: dict[bytes, Any], raw: bytes | None) -> Any:
+    """What is kept under ``raw`` (None if nothing), made the most recently used."""
+    if raw is None or raw not in recent:
+        return None
+    recent[raw] = value = recent.pop(raw)
+    return value
+
+
 def _remember(recent: dict[bytes, Any], raw: bytes, value: Any) -> None:
-    """Keep ``value`` under ``raw``, oldest dropped first; an entry over the bound is not kept."""
+    """Keep ``value`` under ``raw``, least recently used dropped first; an entry over the bound
+    is not kept."""
     if _cost((raw, value)) > _RECENT_BYTES:
         return
     recent[raw] = value
