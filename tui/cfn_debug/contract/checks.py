@@ -13,6 +13,7 @@ gets a MUST finding.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
@@ -709,8 +710,9 @@ def _first(ctx: StepContext) -> bool:
 
 
 def input_valid(ctx: StepContext) -> Problems:
-    """The first request's desired state against the full schema, required included. Later
-    requests carry the handler's own models, which are not the user's input."""
+    """The first request's desired state against the full schema, required included (but a
+    readOnly property listed as required, which no request can carry). Later requests carry
+    the handler's own models, which are not the user's input."""
     if not _first(ctx) or ctx.schema is None:
         return []
     if ctx.desired is None:
@@ -718,7 +720,22 @@ def input_valid(ctx: StepContext) -> Problems:
     return [
         (REQUEST_DESIRED + p, with_constraint(ctx.schema, ctx.desired, p, m))
         for p, m in ctx.schema.input_errors(ctx.desired)
+        if not _read_only_required(ctx.schema, p, m)
     ]
+
+
+_REQUIRED = re.compile(r"^'(.+)' is a required property$", re.S)
+
+
+def _read_only_required(schema: Any, pointer: str, message: str) -> bool:
+    """A ``required`` error for a readOnly property: no request can carry it (the service sets
+    it, CloudFormation refuses it in a template), so a schema that lists it as required
+    describes the resource, not what a request must hold."""
+    found = _REQUIRED.match(message)
+    if found is None:
+        return False
+    name = found.group(1).replace("~", "~0").replace("/", "~1")
+    return f"{pointer}/{name}" in schema.read_only
 
 
 def input_no_read_only(ctx: StepContext) -> Problems:
