@@ -131,3 +131,30 @@ def test_update_without_create_keeps_the_account_when_nothing_can_be_made_unique
     step = scenario["actions"][0]["run"]["steps"][0]
     assert step["request"]["request"]["desiredResourceState"]["AccountId"] == "123456789012"
     assert step["findings"] == []
+
+
+def test_values_cloudformation_sends_as_strings_are_valid_input(tmp_path: Path) -> None:
+    """CloudFormation sends every primitive as a string ("2", "true"; OC::Organizations::
+    PasswordPolicy's sam-tests events do too) and the library recasts them: no input-valid,
+    and the typed value the handler returns is the one requested. A string that is no valid
+    value stays a finding."""
+    sent = STAMP / "sample_events" / "create-as-cloudformation-sends.json"
+    proc = cfn_debug("run", str(sent), "--project", str(STAMP), "--json", "--no-journal")
+    doc = document(proc)
+    first = doc["runs"][0]["steps"][0]
+    assert first["findings"] == [], json.dumps(first["findings"], indent=1)
+    assert first["result"]["progress"]["resourceModel"]["Copies"] == 2
+    assert proc.returncode == 0, proc.stderr
+
+    event = json.loads(sent.read_text())
+    event["request"]["desiredResourceState"].update({"Copies": "0", "Inked": "yes"})
+    bad = tmp_path / "create-bad.json"
+    bad.write_text(json.dumps(event))
+    proc = cfn_debug("run", str(bad), "--project", str(STAMP), "--json", "--no-journal")
+    doc = document(proc)
+    found = {
+        (f["rule_id"], f["pointer"].rsplit("/", 1)[-1])
+        for f in doc["runs"][0]["steps"][0]["findings"]
+    }
+    assert ("input-valid", "Copies") in found and ("input-valid", "Inked") in found, found
+    assert proc.returncode == 1

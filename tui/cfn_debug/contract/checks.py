@@ -21,7 +21,7 @@ from typing import Any
 from cfn_debug.aws_calls import failed_call_note
 from cfn_debug.contract.constraints import is_write_only, with_constraint
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
-from cfn_debug.contract.requested import requested_differences, short
+from cfn_debug.contract.requested import requested_differences, short, typed_as_sent
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
 from cfn_debug.infrastructure import infrastructure_error
@@ -711,17 +711,26 @@ def _first(ctx: StepContext) -> bool:
 
 def input_valid(ctx: StepContext) -> Problems:
     """The first request's desired state against the full schema, required included (but a
-    readOnly property listed as required, which no request can carry). Later requests carry
-    the handler's own models, which are not the user's input."""
+    readOnly property listed as required, which no request can carry), with the integers,
+    numbers and booleans CloudFormation sends as strings ("6", "false") read as the handler
+    library recasts them. Later requests carry the handler's own models, not the user's input."""
     if not _first(ctx) or ctx.schema is None:
         return []
     if ctx.desired is None:
         return [(REQUEST_DESIRED, "the request has no desired state")]
+    desired = ctx.desired
+    errors = ctx.schema.input_errors(desired)
+    if any(_STRINGIFIED.match(m) for _, m in errors):
+        desired = typed_as_sent(ctx.schema, desired)
+        errors = ctx.schema.input_errors(desired)
     return [
-        (REQUEST_DESIRED + p, with_constraint(ctx.schema, ctx.desired, p, m))
-        for p, m in ctx.schema.input_errors(ctx.desired)
+        (REQUEST_DESIRED + p, with_constraint(ctx.schema, desired, p, m))
+        for p, m in errors
         if not _read_only_required(ctx.schema, p, m)
     ]
+
+
+_STRINGIFIED = re.compile(r"^'.*' is not of type '(integer|number|boolean)'$", re.S)
 
 
 _REQUIRED = re.compile(r"^'(.+)' is a required property$", re.S)

@@ -1,5 +1,7 @@
 """Handlers of CfnDebug::Fixture::Stamp: the handler numbers each stamp from the request's
-token (StampId, readOnly); the label is encoded in the id, so read needs nothing else."""
+token (StampId, readOnly); the label is encoded in the id, so read needs nothing else (Copies
+and Inked are not kept: the create echoes them, as CloudFormation's stringified values become
+typed ones through the library's recast)."""
 
 from __future__ import annotations
 
@@ -36,12 +38,12 @@ def _label(stamp_id: str | None) -> str:
 def create_handler(
     session: SessionProxy | None, request: ResourceHandlerRequest, callback_context: Context
 ) -> ProgressEvent:
-    label = request.desiredResourceState.Label or ""
+    desired = request.desiredResourceState
+    label = desired.Label or ""
     encoded = base64.urlsafe_b64encode(label.encode()).decode()
     stamp_id = f"{request.clientRequestToken[:8]}.{encoded}"
-    return ProgressEvent(
-        status=OperationStatus.SUCCESS, resourceModel=ResourceModel(Label=label, StampId=stamp_id)
-    )
+    model = ResourceModel(Label=label, Copies=desired.Copies, Inked=desired.Inked, StampId=stamp_id)
+    return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=model)
 
 
 @resource.handler(Action.READ)
@@ -49,7 +51,7 @@ def read_handler(
     session: SessionProxy | None, request: ResourceHandlerRequest, callback_context: Context
 ) -> ProgressEvent:
     stamp_id = request.desiredResourceState.StampId
-    model = ResourceModel(Label=_label(stamp_id), StampId=stamp_id)
+    model = ResourceModel(Label=_label(stamp_id), Copies=None, Inked=None, StampId=stamp_id)
     return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=model)
 
 

@@ -21,6 +21,8 @@ class ResourceHandlerRequest(BaseResourceHandlerRequest):
 @dataclass
 class ResourceModel(BaseModel):
     Label: str | None
+    Copies: int | None
+    Inked: bool | None
     StampId: str | None
 
     @classmethod
@@ -33,6 +35,8 @@ class ResourceModel(BaseModel):
         recast_object(cls, json_data, {})
         return cls(
             Label=json_data.get("Label"),
+            Copies=json_data.get("Copies"),
+            Inked=json_data.get("Inked"),
             StampId=json_data.get("StampId"),
         )
 
