@@ -158,3 +158,25 @@ def test_values_cloudformation_sends_as_strings_are_valid_input(tmp_path: Path) 
     }
     assert ("input-valid", "Copies") in found and ("input-valid", "Inked") in found, found
     assert proc.returncode == 1
+
+
+@pytest.mark.slow
+def test_a_blocked_scenario_exits_2_not_1(tmp_path: Path) -> None:
+    """AwsCommunity::S3::DeleteBucketContents without inputs/: the generated bucket name names
+    no bucket, create fails, every scenario that stands on it is blocked. Nothing was judged:
+    no MUST finding (exit 1), but a run that could not do what it was asked (exit 2), each
+    blocked scenario in --json's errors."""
+    project = tmp_path / "table-item"
+    shutil.copytree(TABLE_ITEM, project, ignore=shutil.ignore_patterns("inputs", "build"))
+    proc = cfn_debug(
+        "scenario", "create-read", "delete-read", "--project", str(project), "--local-aws",
+        "--json",
+    )  # fmt: skip
+    doc = document(proc)
+    assert [s["outcome"] for s in doc["scenarios"]] == ["blocked", "blocked"]
+    assert proc.returncode == 2, proc.stderr
+    assert [(e["kind"], e["scenario"]) for e in doc["errors"]] == [
+        ("blocked", "create-read"),
+        ("blocked", "delete-read"),
+    ]
+    assert "NotFound" in doc["errors"][0]["message"]
