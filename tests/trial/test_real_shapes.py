@@ -180,3 +180,21 @@ def test_a_blocked_scenario_exits_2_not_1(tmp_path: Path) -> None:
         ("blocked", "delete-read"),
     ]
     assert "NotFound" in doc["errors"][0]["message"]
+
+
+@pytest.mark.slow
+def test_run_sends_inputs_update_with_the_identifier_the_create_returned() -> None:
+    """`cfn test` updates what inputs_N_create made; an identifier the service names cannot be
+    in inputs_N_update (AwsCommunity::ApplicationAutoscaling::ScheduledAction's ARN), so `run`
+    fills it from the create's answer instead of sending an update with no identifier (an
+    input-identifier-present MUST on a request cfn-debug built)."""
+    proc = cfn_debug("run", "--project", str(TABLE_ITEM), "--local-aws", "--json", "--no-journal")
+    doc = document(proc)
+    assert proc.returncode == 0, json.dumps(doc["runs"], indent=1)[:3000]
+    create, update = doc["runs"]
+    created = create["steps"][0]["result"]["progress"]["resourceModel"]
+    sent = update["steps"][0]["request"]["request"]
+    assert sent["desiredResourceState"]["ItemId"] == created["ItemId"]
+    assert sent["desiredResourceState"]["Body"] == "updated by the contract tests"
+    assert sent["previousResourceState"] == created
+    assert update["steps"][0]["findings"] == []
