@@ -198,3 +198,21 @@ def test_run_sends_inputs_update_with_the_identifier_the_create_returned() -> No
     assert sent["desiredResourceState"]["Body"] == "updated by the contract tests"
     assert sent["previousResourceState"] == created
     assert update["steps"][0]["findings"] == []
+
+
+@pytest.mark.slow
+def test_a_service_moto_does_not_implement_is_an_infrastructure_limit() -> None:
+    """moto's server answers a service it lacks (Cloud Control here) with an HTML 500 page; the
+    handler's correct GeneralServiceException then said nothing about its contract, yet
+    update-without-create judged it a MUST (not NotFound). Now: could not run, exit 2."""
+    proc = cfn_debug(
+        "scenario", "update-without-create", "--project", str(PROJECTS / "unserved"),
+        "--local-aws", "--json",
+    )  # fmt: skip
+    doc = document(proc)
+    scenario = _scenario(doc, "update-without-create")
+    assert scenario["outcome"] == "error", json.dumps(scenario, indent=1)[:3000]
+    assert proc.returncode == 2
+    assert [v for v in scenario["verdicts"] if v["status"] == "fail"] == []
+    message = doc["errors"][0]["message"]
+    assert "cloudcontrol GetResource" in message and "moto does not implement" in message
