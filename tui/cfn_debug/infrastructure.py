@@ -10,10 +10,15 @@ handler's answer:
   ``Runtime.UserCodeSyntaxError``: the handler never ran, so there is no answer to judge;
 - the handler raised because AWS could not be reached (botocore's EndpointConnectionError,
   ConnectTimeoutError, ...): the library answers FAILED InternalFailure, but the cause is the
-  network or a local AWS (``--local-aws``) that is not running.
+  network or a local AWS (``--local-aws``) that is not running;
+- a call the local AWS could not serve: moto's server answers a service or an operation it does
+  not implement with an HTML 500 page, and whatever the handler then answers (FAILED
+  InternalFailure, GeneralServiceException, ...) says nothing about its contract.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from cfn_debug.records import InvokeResult, OutcomeKind
 
@@ -45,6 +50,14 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         detail = f": {result.error_message}" if result.error_message else ""
         return f"the function could not be loaded ({result.error_type}{detail})"
     progress = result.progress
+    succeeded = isinstance(progress, dict) and progress.get("status") in ("SUCCESS", "IN_PROGRESS")
+    unserved = None if succeeded else _unserved_call(result.aws_calls)
+    if unserved is not None:
+        return (
+            f"the local AWS could not serve {unserved.service} {unserved.operation} (HTTP "
+            f"{unserved.http_status} with a web server's error page: moto does not implement "
+            "it): an infrastructure limit, not the handler's answer"
+        )
     if result.kind is not OutcomeKind.PROGRESS or not isinstance(progress, dict):
         return None
     if progress.get("status") != "FAILED" or progress.get("errorCode") != "InternalFailure":
@@ -59,4 +72,15 @@ def infrastructure_error(result: InvokeResult) -> str | None:
     name = found.exception.split(":", 1)[0].rsplit(".", 1)[-1].strip()
     if name in UNREACHABLE_AWS:
         return f"the handler could not reach AWS ({found.exception})"
+    return None
+
+
+def _unserved_call(calls: Any) -> Any:
+    """The first AWS call answered with an HTML 5xx page: what moto's server (Flask) sends for a
+    service or operation it does not implement. AWS answers its APIs in XML or JSON, never so."""
+    for call in calls or ():
+        status = getattr(call, "http_status", None) or 0
+        message = (getattr(call, "error_message", None) or "").lstrip().lower()
+        if status >= 500 and message.startswith(("<!doctype html", "<html")):
+            return call
     return None

@@ -179,6 +179,56 @@ def _load_inputs(
     return events
 
 
+class InputsChain:
+    """`cfn test`'s order for ``inputs/``: ``inputs_N_update`` updates what ``inputs_N_create``
+    made. A primary identifier the service names (readOnly) cannot be in the update file, so
+    once the create of the same N has ended SUCCESS in this run, the update is sent with that
+    identifier and with the create's returned model as its previous state (as `cfn test` does);
+    else it is sent as the files say."""
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+        self.created: dict[tuple[Path, str], dict[str, Any]] = {}
+
+    @staticmethod
+    def _key(event: EventSpec, kind: str) -> tuple[Path, str] | None:
+        path = event.path
+        if path is None or path.parent.name not in INPUT_DIRS:
+            return None
+        match = _INPUT_NAME.match(path.name)
+        if match is None or match.group(2) != kind:
+            return None
+        return path.parent, match.group(1)
+
+    def prepare(self, event: EventSpec) -> EventSpec:
+        key = self._key(event, "update")
+        created = self.created.get(key) if key is not None else None
+        desired = event.normalized.desired
+        if created is None or self.schema is None or not isinstance(desired, dict):
+            return event
+        identifier = self.schema.identifier_of(created)
+        if identifier is None or self.schema.identifier_of(desired) is not None:
+            return event
+        from cfn_debug.scenarios.inputs import identifier_model
+
+        return event_from_model(
+            {**desired, **identifier_model(identifier)},
+            Action.UPDATE,
+            name=event.name,
+            path=event.path,
+            previous=created,
+        )
+
+    def record(self, event: EventSpec, run: Any) -> None:
+        key = self._key(event, "create")
+        own = [s for s in run.steps if s.origin is None]
+        if key is None or run.final_status != "SUCCESS" or not own:
+            return
+        model = (own[-1].result.progress or {}).get("resourceModel")
+        if isinstance(model, dict):
+            self.created[key] = model
+
+
 def _filled(data: Any, exports: Exports | None, path: Path) -> Any:
     from cfn_debug.aws.placeholders import fill_data
 

@@ -182,6 +182,17 @@ class ResourceSchema:
         self.write_only = classes["writeOnlyProperties"]
         self.create_only = classes["createOnlyProperties"]
         self.deprecated = classes["deprecatedProperties"]
+        required = raw.get("required")
+        for index, name in enumerate(required if isinstance(required, list) else []):
+            if isinstance(name, str) and join_pointer("", name) in self.read_only:
+                self.notes.append(
+                    SchemaNote(
+                        f"/required/{index}",
+                        "warning",
+                        f"{name!r} is required but readOnly: no template or request can set "
+                        "it; cfn-debug does not ask requests for it",
+                    )
+                )
         self.notes.extend(pattern_notes(raw))
         self._unordered_nodes: dict[int, bool] = {}
         self._classes: dict[str, frozenset[str]] = {}

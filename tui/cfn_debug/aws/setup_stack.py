@@ -8,6 +8,7 @@ and one that is missing is an error naming its logical id and type.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,16 @@ import yaml
 from cfn_debug.errors import CfnDebugError
 
 SETUP_TEMPLATES = ("test/setup.yml", "test/setup.yaml", "test/setup.json")
+#: types that live only inside CloudFormation (no service holds them, no handler can call them):
+#: setup templates use a WaitConditionHandle as a do-nothing resource, since a template needs
+#: one; moto skips them, which is harmless unless an output refers to one
+CLOUDFORMATION_ONLY = frozenset(
+    {
+        "AWS::CloudFormation::WaitConditionHandle",
+        "AWS::CloudFormation::WaitCondition",
+        "AWS::CDK::Metadata",
+    }
+)
 STACK_NAME = "cfn-debug-setup"
 WAIT_S = 300.0
 
@@ -76,8 +87,9 @@ def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 _Loader.add_multi_constructor("!", _tag)
 
 
-def template_resources(path: Path) -> tuple[str, dict[str, str]]:
-    """The template's text and its resources (logical id -> type); errors name the file."""
+def template_resources(path: Path) -> tuple[str, dict[str, str], str]:
+    """The template's text, its resources (logical id -> type) and its Outputs section as text
+    (to look for references); errors name the file."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -103,7 +115,14 @@ def template_resources(path: Path) -> tuple[str, dict[str, str]]:
             )
         if not body.get("Condition"):  # a resource under a condition may rightly be absent
             out[str(logical_id)] = kind
-    return text, out
+    outputs = doc.get("Outputs") if isinstance(doc, dict) else None
+    return text, out, repr(outputs) if outputs else ""
+
+
+def _referred(logical_id: str, outputs: str) -> bool:
+    return (
+        re.search(rf"(?<![A-Za-z0-9]){re.escape(logical_id)}(?![A-Za-z0-9])", outputs) is not None
+    )
 
 
 def deploy_setup(
@@ -118,7 +137,7 @@ def deploy_setup(
     from botocore.exceptions import BotoCoreError, ClientError
 
     report = progress or (lambda _p: None)
-    text, resources = template_resources(template)
+    text, resources, outputs = template_resources(template)
     total = len(resources)
     started = time.perf_counter()
     shown = f"{template.parent.name}/{template.name}"
@@ -139,6 +158,16 @@ def deploy_setup(
         )
     for done, (logical_id, kind) in enumerate(resources.items(), start=1):
         physical = found.get(logical_id)
+        if not physical and kind in CLOUDFORMATION_ONLY and not _referred(logical_id, outputs):
+            report(
+                SetupProgress(
+                    f"{logical_id} ({kind}) not created: the local AWS (moto) skips this type, "
+                    "which lives only inside CloudFormation (no handler can call it)",
+                    done,
+                    total,
+                )
+            )
+            continue
         if not physical:
             raise SetupError(
                 f"resource {logical_id} ({kind}): the local AWS (moto) cannot create this type; "

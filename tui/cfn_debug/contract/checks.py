@@ -13,6 +13,7 @@ gets a MUST finding.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from cfn_debug.aws_calls import failed_call_note
 from cfn_debug.contract.constraints import is_write_only, with_constraint
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
-from cfn_debug.contract.requested import requested_differences, short
+from cfn_debug.contract.requested import requested_differences, short, typed_as_sent
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
 from cfn_debug.infrastructure import infrastructure_error
@@ -709,16 +710,41 @@ def _first(ctx: StepContext) -> bool:
 
 
 def input_valid(ctx: StepContext) -> Problems:
-    """The first request's desired state against the full schema, required included. Later
-    requests carry the handler's own models, which are not the user's input."""
+    """The first request's desired state against the full schema, required included (but a
+    readOnly property listed as required, which no request can carry), with the integers,
+    numbers and booleans CloudFormation sends as strings ("6", "false") read as the handler
+    library recasts them. Later requests carry the handler's own models, not the user's input."""
     if not _first(ctx) or ctx.schema is None:
         return []
     if ctx.desired is None:
         return [(REQUEST_DESIRED, "the request has no desired state")]
+    desired = ctx.desired
+    errors = ctx.schema.input_errors(desired)
+    if any(_STRINGIFIED.match(m) for _, m in errors):
+        desired = typed_as_sent(ctx.schema, desired)
+        errors = ctx.schema.input_errors(desired)
     return [
-        (REQUEST_DESIRED + p, with_constraint(ctx.schema, ctx.desired, p, m))
-        for p, m in ctx.schema.input_errors(ctx.desired)
+        (REQUEST_DESIRED + p, with_constraint(ctx.schema, desired, p, m))
+        for p, m in errors
+        if not _read_only_required(ctx.schema, p, m)
     ]
+
+
+_STRINGIFIED = re.compile(r"^'.*' is not of type '(integer|number|boolean)'$", re.S)
+
+
+_REQUIRED = re.compile(r"^'(.+)' is a required property$", re.S)
+
+
+def _read_only_required(schema: Any, pointer: str, message: str) -> bool:
+    """A ``required`` error for a readOnly property: no request can carry it (the service sets
+    it, CloudFormation refuses it in a template), so a schema that lists it as required
+    describes the resource, not what a request must hold."""
+    found = _REQUIRED.match(message)
+    if found is None:
+        return False
+    name = found.group(1).replace("~", "~0").replace("/", "~1")
+    return f"{pointer}/{name}" in schema.read_only
 
 
 def input_no_read_only(ctx: StepContext) -> Problems:

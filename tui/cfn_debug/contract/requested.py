@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
 from cfn_debug.diff import Encodings, diff_models
@@ -53,6 +55,10 @@ def requested_differences(
             text = f"requested element {short(change.before)} of {parent} is missing"
         elif change.kind is ChangeKind.ADDED:
             text = f"element {short(change.after)} of {parent} was not requested"
+        elif schema is not None and _sent_as_string(
+            schema, change.pointer, change.before, change.after
+        ):
+            continue  # "6" requested, 6 returned: CloudFormation's string, the library's recast
         else:
             text = (
                 f"requested {change.pointer} = {short(change.before)}, {verb} {short(change.after)}"
@@ -61,3 +67,46 @@ def requested_differences(
             text += f" ({change.note})"
         problems.append((parent if in_array else change.pointer, text))
     return problems
+
+
+_INTEGER = re.compile(r"^-?[0-9]+$")
+
+
+def typed_as_sent(schema: ResourceSchema, value: Any, pointer: str = "") -> Any:
+    """``value`` with every string where the schema wants an integer, number or boolean, and
+    that reads as one ("6", "2.5", "false"), turned into it: CloudFormation sends every
+    primitive as a string and cloudformation-cli-python-lib recasts them to the model's types,
+    so such a request is what a handler really gets, not an invalid one."""
+    if isinstance(value, dict):
+        return {k: typed_as_sent(schema, v, join_pointer(pointer, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed_as_sent(schema, v, join_pointer(pointer, i)) for i, v in enumerate(value)]
+    if not isinstance(value, str) or not pointer:
+        return value
+    types: set[str] = set()
+    for sub in schema.subschemas(pointer):
+        kind = sub.get("type")
+        types.update([kind] if isinstance(kind, str) else kind if isinstance(kind, list) else [])
+    if not types or "string" in types:
+        return value
+    if "boolean" in types and value in ("true", "false"):
+        return value == "true"
+    if types & {"integer", "number"} and _INTEGER.match(value):
+        return int(value)
+    if "number" in types:
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return number if math.isfinite(number) else value
+    return value
+
+
+def _sent_as_string(schema: ResourceSchema, pointer: str, before: Any, after: Any) -> bool:
+    """Whether ``before``, a string, is how CloudFormation sends the value ``after``."""
+    if not isinstance(before, str) or isinstance(after, str):
+        return False
+    typed = typed_as_sent(schema, before, pointer)
+    if isinstance(typed, bool) or isinstance(after, bool):
+        return isinstance(typed, bool) and isinstance(after, bool) and typed == after
+    return isinstance(typed, (int, float)) and isinstance(after, (int, float)) and typed == after

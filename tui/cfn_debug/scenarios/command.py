@@ -116,6 +116,10 @@ def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, An
         {"kind": "infrastructure", "scenario": r.name, "message": r.error or "could not run"}
         for r in results
         if r.outcome is Outcome.ERROR
+    ] + [
+        {"kind": "blocked", "scenario": r.name, "message": r.notes[-1] if r.notes else "blocked"}
+        for r in results
+        if r.outcome is Outcome.BLOCKED
     ]
     write_only = schema.write_only if schema is not None else ()
     reveal = bool(getattr(args, "reveal_write_only", False))
@@ -234,7 +238,12 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             console.print(note, markup=False, style="yellow")
     if any(r.outcome is Outcome.ERROR for r in results):
         return EXIT_ERROR
-    return EXIT_OK if all(r.outcome in _OK for r in results) else EXIT_FINDINGS
+    if any(r.outcome is Outcome.FAILED for r in results):
+        return EXIT_FINDINGS
+    # blocked: the create a scenario stands on did not succeed, with no MUST finding (a name of
+    # a resource that must exist, an AWS moto lacks, a handler that refuses the input): nothing
+    # was judged, so it is no finding either; the run could not do what it was asked
+    return EXIT_ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else EXIT_OK
 
 
 def _ok() -> frozenset[Any]:

@@ -20,6 +20,7 @@ flaky), and a budget caps the runs: past it, shrinking stops at the smallest fai
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from collections.abc import Callable
@@ -95,6 +96,11 @@ def _drop_foreign_patterns(plain: dict[str, Any]) -> list[Any]:
                 del node["pattern"]
                 if at_top:
                     top.append(compile_ecma(source))
+            else:
+                # ECMA-262's \d, \w and \b are ASCII; Python's match any script's digits and
+                # letters, so hypothesis would generate values the schema (read as ECMA) rejects
+                with contextlib.suppress(re.error, ValueError, OverflowError):
+                    node["pattern"] = re.compile("(?a)" + source).pattern
         stack.extend((v, False) for k, v in node.items() if k != "enum")
     return top
 
@@ -176,15 +182,30 @@ def fresh_identifier(schema: ResourceSchema) -> dict[str, Any]:
     for pointer in schema.primary_identifier:
         subs = schema.subschemas(pointer)
         node = _plain(schema, subs[0]) if subs else {}
+        plain = "cfn-debug-missing-" + secrets.token_hex(6)
         unconstrained = set(node) <= {"type"} and node.get("type") in (None, "string")
         if unconstrained:
-            identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
+            identifier[pointer] = plain
             continue
-        try:
-            identifier[pointer] = _example(from_schema(node))
-        except Exception:  # a subschema hypothesis cannot generate from: a plain unique string
-            identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
+        foreign = _drop_foreign_patterns(node)
+        identifier[pointer] = plain
+        for _ in range(8):  # a value the schema, read as ECMA-262, accepts
+            try:
+                value = _example(from_schema(node))
+            except Exception:  # a subschema hypothesis cannot generate from
+                break
+            matches = all(not isinstance(value, str) or p.search(value) for p in foreign)
+            if matches and _valid_part(schema, pointer, value):
+                identifier[pointer] = value
+                break
     return identifier
+
+
+def _valid_part(schema: ResourceSchema, pointer: str, value: Any) -> bool:
+    from cfn_debug.scenarios.inputs import identifier_model
+
+    errors = schema.input_errors(identifier_model({pointer: value}))
+    return not any(p == pointer or p.startswith(pointer + "/") for p, _ in errors)
 
 
 # --- the search ---------------------------------------------------------------------------------

@@ -184,6 +184,8 @@ class Play:
         #: with, as CloudFormation deletes with the whole model it holds)
         self.last_models: dict[str, dict[str, Any]] = {}
         self.unknown_creations: list[str] = []  # creates that named no identifier at all
+        #: generated-inputs' attempts: why the create cleanly FAILED (nothing to judge as a MUST)
+        self.refused: str | None = None
 
     def make_unique(self, model: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
         """``model`` with this run's suffix on its natural keys (unless --no-unique)."""

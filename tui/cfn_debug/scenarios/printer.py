@@ -4,6 +4,7 @@ and the contract sentence, its cleanup, and a summary table."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Console
@@ -13,7 +14,7 @@ from cfn_debug.console import (
     ConsolePrinter,
     escape,  # printable + literal markup: handler text
 )
-from cfn_debug.records import StepCompleted
+from cfn_debug.records import RunEnded, Step, StepCompleted
 from cfn_debug.scenarios.results import (
     ActionStarted,
     Outcome,
@@ -62,6 +63,7 @@ class ScenarioPrinter:
         self.console = console
         self.scrub = Scrubber(write_only, reveal=reveal)
         self.chains: Any = ConsolePrinter(console, show_logs=show_logs)
+        self.waived: frozenset[str] = frozenset()  # the current action's expected findings
         if not self.scrub.reveal:
             self.chains = MaskedPrinter(self.chains, OutputMasker(write_only, reveal=False))
 
@@ -77,6 +79,7 @@ class ScenarioPrinter:
             )
             self.console.print(f"[dim]{escape(event.description)}[/]")
         elif isinstance(event, ActionStarted):
+            self.waived = frozenset(event.waived)
             tag = " [dim](cleanup)[/]" if event.purpose is Purpose.CLEANUP else ""
             self.console.print(f"[bold cyan]» {escape(printable(event.label))}[/]{tag}")
             if event.waived:
@@ -92,7 +95,24 @@ class ScenarioPrinter:
         elif isinstance(event, ScenarioEnded):
             self.ended(event.result)
         else:
-            self.chains.handle(event)
+            self.chains.handle(self._without_waived(event))
+
+    def _without_waived(self, event: ScenarioEvent) -> ScenarioEvent:
+        """The chain event without the findings the action expects (its ActionStarted line
+        names them, "expected here, not counted"), so the step and run lines count as the
+        verdicts and the exit status do."""
+        if not self.waived:
+            return event
+        if isinstance(event, StepCompleted):
+            return replace(event, step=self._step(event.step))
+        if isinstance(event, RunEnded):
+            steps = [self._step(s) for s in event.run.steps]
+            return replace(event, run=replace(event.run, steps=steps))
+        return event
+
+    def _step(self, step: Step) -> Step:
+        kept = [f for f in step.findings if f.rule_id not in self.waived]
+        return step if len(kept) == len(step.findings) else replace(step, findings=kept)
 
     def verdict(self, verdict: Verdict) -> None:
         from cfn_debug.contract import rule
