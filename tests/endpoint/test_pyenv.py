@@ -125,6 +125,7 @@ def test_a_failed_build_is_a_one_line_error_with_pips_words(tmp_path: Path) -> N
     message = str(error.value)
     assert "installing the requirements failed" in message and "--python" in message
     assert "no-such-dir" in message
+    assert "\n" not in message  # printed as one line, not with literal \n escapes
 
 
 def _free_port() -> int:

@@ -309,9 +309,9 @@ def _pip_install(python: Path, requirements: Path, report: ProgressCallback) -> 
             tail = [*tail[-(ERROR_LINES - 1) :], line]
             report(EnvProgress("install", line))
     if process.returncode != 0:
-        detail = "\n  ".join(tail)
+        detail = " | ".join(tail)  # one line: the CLI prints errors on one line
         raise EndpointError(
             f"installing the requirements failed (pip exit {process.returncode}); "
-            f"fix the file or give an interpreter that has them with --python:\n  {detail}",
+            f"fix the file or give an interpreter that has them with --python; pip said: {detail}",
             path=requirements,
         )
