@@ -280,7 +280,33 @@ def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) ->
             path=workspace.project.root,
             field="EVENT",
         )
-    return list(workspace.project.events)
+    return lifecycle_order(workspace.project.events)
+
+
+_LIFECYCLE = {"CREATE": 0, "READ": 1, "UPDATE": 2, "LIST": 3, "DELETE": 4}
+
+
+def lifecycle_order(events: Any) -> list[Any]:
+    """Events of one directory (sam-tests/, sample_events/) in the order a resource lives:
+    create, read, update, list, delete (a name sorts `delete` before `read`); files of the same
+    action keep their name order, and inputs/ keeps its N-by-N create-update-invalid order."""
+    from cfn_debug.project import INPUT_DIRS
+
+    def key(indexed: tuple[int, Any]) -> tuple[int, int, int]:
+        index, event = indexed
+        path = getattr(event, "path", None)
+        directory = str(path.parent) if path is not None else ""
+        if path is None or path.parent.name in INPUT_DIRS:
+            return (first_seen[directory], 0, index)
+        action = getattr(getattr(event, "action", None), "value", "")
+        return (first_seen[directory], _LIFECYCLE.get(action, 5), index)
+
+    events = list(events)
+    first_seen: dict[str, int] = {}
+    for event in events:
+        path = getattr(event, "path", None)
+        first_seen.setdefault(str(path.parent) if path is not None else "", len(first_seen))
+    return [event for _, event in sorted(enumerate(events), key=key)]
 
 
 def _document(workspace: Any, runs: list[Any], masked: OutputMasker | None) -> dict[str, Any]:
