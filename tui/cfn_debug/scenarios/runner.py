@@ -22,6 +22,7 @@ from typing import Any
 from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import Shape
+from cfn_debug.infrastructure import NOT_LOADED
 from cfn_debug.scenarios.catalogue import SCENARIOS, Scenario, select
 from cfn_debug.scenarios.inputs import ScenarioInputs, resolve_inputs
 from cfn_debug.scenarios.play import EndpointUnusable, Play
@@ -114,8 +115,15 @@ class ScenarioRunner:
 
         async def produce() -> None:
             try:
+                stopped: str | None = None
                 for index, scenario in enumerate(chosen):
-                    await self.play(scenario, index, len(chosen), queue.put_nowait)
+                    if stopped is not None:
+                        self._not_run(scenario, index, len(chosen), stopped, queue.put_nowait)
+                        continue
+                    result = await self.play(scenario, index, len(chosen), queue.put_nowait)
+                    if _cannot_load(result):
+                        # every other scenario would end the same way: say it once
+                        stopped = f"not run: the function could not be loaded (see {scenario.name})"
             finally:
                 queue.put_nowait(done)
 
@@ -133,6 +141,14 @@ class ScenarioRunner:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+
+    def _not_run(self, scenario: Scenario, index: int, total: int, why: str, emit: Any) -> None:
+        """A scenario left out because the function cannot load: an error, played not at all."""
+        emit(ScenarioStarted(scenario.name, scenario.title, scenario.description, index, total))
+        result = ScenarioResult(scenario.name, scenario.title, error=why)
+        result.outcome = result.decide()
+        self.results.append(result)
+        emit(ScenarioEnded(result))
 
     async def play(self, scenario: Scenario, index: int, total: int, emit: Any) -> ScenarioResult:
         """One scenario, start to cleanup; its events go to ``emit``."""
@@ -172,6 +188,16 @@ class ScenarioRunner:
         self.results.append(result)
         emit(ScenarioEnded(result))
         return result
+
+
+def _cannot_load(result: ScenarioResult) -> bool:
+    """Whether a run of ``result`` ended because the Lambda runtime could not load the function
+    (a missing module, a syntax error, no such handler): every other scenario would too."""
+    for action in result.actions:
+        steps = action.run.steps
+        if steps and steps[-1].result.error_type in NOT_LOADED:
+            return True
+    return False
 
 
 __all__ = ["SCENARIOS", "ScenarioOptions", "ScenarioRunner"]
