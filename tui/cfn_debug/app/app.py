@@ -231,6 +231,10 @@ class CfnDebugApp(App[int]):
         """Run the event at ``index`` (the palette's event commands, benches)."""
         self.main.run_event(index)
 
+    def action_show_tab(self, tab: str) -> None:
+        """Show a detail tab (the palette, scripts)."""
+        self.main.action_show_tab(tab)
+
     # --- never a traceback ------------------------------------------------------------------
 
     async def _dispatch_message(self, message: Message) -> None:

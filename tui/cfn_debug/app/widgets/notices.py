@@ -31,7 +31,9 @@ class Notices(Static):
         self.display = False
 
     def on_notices_show(self, message: Show) -> None:
-        self.lines = list(message.lines)
+        root = message.where.rstrip("/") + "/" if message.where else None
+        # the project's own files by their path in it (the header names the project)
+        self.lines = [line.replace(root, "") if root else line for line in message.lines]
         self.display = bool(self.lines)
         self._draw()
 
