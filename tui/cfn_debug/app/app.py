@@ -43,7 +43,7 @@ from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.main import MainScreen
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
 from cfn_debug.app.transcripts import EXPORT_FORMATS
-from cfn_debug.app.widgets.run_status import Prompt, RunStatus
+from cfn_debug.app.widgets.run_status import Prompt
 from cfn_debug.records import Action
 from cfn_debug.textsafe import printable
 
@@ -158,7 +158,7 @@ class CfnDebugApp(App[int]):
     def _ui_alive(self) -> bool:
         """False while the app shuts down and a late message arrives after the widgets went."""
         stack = self.screen_stack
-        return bool(stack) and isinstance(stack[0], MainScreen) and bool(stack[0].query(RunStatus))
+        return bool(stack) and isinstance(stack[0], MainScreen) and stack[0].alive
 
     def on_unmount(self) -> None:
         workspace = self.live.close()
@@ -181,8 +181,11 @@ class CfnDebugApp(App[int]):
 
     @property
     def events(self) -> list[Any]:
+        """The project's events as this session edited them, once the tree shows them (empty
+        before: a script selecting in the tree waits for this)."""
         try:
-            return self.main.events
+            main = self.main
+            return main.events if main.panel.events else []
         except Exception:  # before the main screen is mounted, or after it went
             return []
 

@@ -92,6 +92,9 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.palette = Palette()
         self._shown_context: tuple[bool, ...] = ()
         self.chains: ChainRuns | None = None
+        self._widgets: dict[type[Widget], list[Widget]] = {}
+        #: True from mount to unmount: the App routes messages here only then.
+        self.alive = False
 
     def compose(self) -> ComposeResult:
         det = self._deterministic
@@ -120,13 +123,16 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         """Post a message made by ``make`` to every widget of ``kinds`` (each its own: a
         message is handled once)."""
         for kind in kinds:
-            for widget in self.query(kind):
+            widgets = self._widgets.get(kind)
+            if widgets is None:  # composed once, never replaced: found once
+                widgets = self._widgets[kind] = list(self.query(kind))
+            for widget in widgets:
                 widget.post_message(make())
 
     def say(self, state: InFlight | Countdown | Prompt | None) -> None:
         """What the status line shows now."""
         self.status_state = state
-        self.query_one(RunStatus).post_message(StatusChanged(state))
+        self.tell(partial(StatusChanged, state), RunStatus)
 
     def show_palette(self, palette: Palette) -> None:
         self.palette = palette
@@ -148,7 +154,11 @@ class MainScreen(MainActions, MainStream, Screen[None]):
 
     # --- opening --------------------------------------------------------------------------
 
+    def on_unmount(self) -> None:
+        self.alive = False
+
     def on_mount(self) -> None:
+        self.alive = True
         self.chains = ChainRuns(
             self.live, self, self.app.post_message, self._options, lambda: self.view.generation
         )
@@ -184,8 +194,6 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         """The tree shows a new list, its cursor on the first entry."""
         message.stop()
         first = message.first
-        # The events the tree shows from now on (an index the user picks is into this list).
-        self.events, self.edited = message.events, set()
         if self.live.read_only:
             if first is not None and self.view.run is None:
                 self._show_saved_run(first)
@@ -223,6 +231,8 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         """Take the workspace's events (dropping this session's edits) and its type name."""
         errors = [str(e) for e in getattr(workspace.project, "event_errors", [])]
         root = self.live.project_root
+        # The tree shows these next; an index the user picks there is into this same list.
+        self.events, self.edited = list(workspace.events), set()
         self.panel.post_message(
             EventsLoaded(list(workspace.events), root, errors, keep_cursor=reload)
         )
