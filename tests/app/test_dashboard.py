@@ -391,7 +391,7 @@ async def test_live_gauge_while_a_slow_read_is_in_flight(demo_state: Path) -> No
         index = await select_event(pilot, "fault-slow-read")
         data = json.loads(json.dumps(app.events[index].data))
         data["request"]["typeConfiguration"]["ReadDelaySeconds"] = 1
-        app._event_edited(index, data)
+        app.main.event_edited(index, data)
         await pilot.press("r")
         status = app.query_one(RunStatus)
         await wait_until(pilot, lambda: isinstance(status.state, InFlight), "the invocation")

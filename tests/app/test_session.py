@@ -109,6 +109,8 @@ async def test_open_shows_a_saved_session_read_only(tmp_path: Path) -> None:
                 "the saved session",
             )
             assert viewer.workspace is None, "no endpoint, no project"
+            timeline = viewer.query_one(Timeline)
+            await wait_until(pilot, lambda t=timeline: t.row_count, "the first run's steps")
             assert [len(r.steps) for r in viewer.session_runs] == saved_steps
             panel = viewer.query_one(EventsPanel)
             assert panel.root.children and "Runs (2)" in str(panel.root.children[-1].label)
@@ -119,8 +121,11 @@ async def test_open_shows_a_saved_session_read_only(tmp_path: Path) -> None:
             assert "SUCCESS" in screen_text(viewer)
             # The second run: its finding in the Findings tab.
             panel.select_index(1)
-            await pilot.pause()
-            assert viewer.query_one(Timeline).row_count == saved_steps[1]
+            await wait_until(
+                pilot,
+                lambda t=timeline: t.row_count == saved_steps[1],
+                "the second run's steps",
+            )
             run = viewer.session_runs[1]
             finding = next(f for f in run.findings if f.rule_id == "primary-identifier-present")
             if finding.step is not None:
@@ -196,7 +201,7 @@ async def test_screenshot_never_shows_credentials(
         index = next(i for i, e in enumerate(app.events) if e.name.endswith("/create"))
         data = json.loads(json.dumps(app.events[index].data))
         data["credentials"] = dict(secrets)
-        app._event_edited(index, data)
+        app.main.event_edited(index, data)
         assert app.events[index].data["credentials"] == secrets
         await run_event(pilot, "create")
         await pilot.press("3")  # the Request tab: the request as sent

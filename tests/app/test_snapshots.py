@@ -103,3 +103,16 @@ def test_timing_220x60(snap_compare, demo_state: Path) -> None:
 
     app = CfnDebugApp(demo_config(demo_state))
     assert snap_compare(app, terminal_size=(220, 60), run_before=run)
+
+
+def test_notices_and_read_back(snap_compare, tmp_path: Path, demo_state: Path) -> None:
+    """The notices line (a schema warning) and the read-back READ with its legend."""
+    from .test_engine_work import demo_with_a_schema_warning
+
+    project = demo_with_a_schema_warning(tmp_path)
+
+    async def run(pilot: Pilot) -> None:
+        await run_event(pilot, "inputs_1_create")
+
+    config = demo_config(demo_state, project_dir=project, read_back=True)
+    assert snap_compare(CfnDebugApp(config), terminal_size=SIZE, run_before=run)

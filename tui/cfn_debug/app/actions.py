@@ -1,4 +1,9 @@
-"""The one registry of what the dashboard can do: keys, footer, help and palette read it."""
+"""The one registry of what the dashboard can do: keys, footer, help and palette read it.
+
+The App's own keys (``APP_LEVEL``: export, theme, help, screenshot, quit) are bound on the App;
+every other key belongs to the main screen's job (running, stepping, editing, watching, the
+detail's tabs) and is bound there.
+"""
 
 from __future__ import annotations
 
@@ -124,6 +129,15 @@ ACTIONS: tuple[UiAction, ...] = (
         footer=False,
     ),
     UiAction(
+        "notices",
+        "exclamation_mark",
+        "show_notices",
+        "Notices",
+        "Show every notice about the project in full: schema warnings, handler models that do "
+        "not match the schema.",
+        footer=False,
+    ),
+    UiAction(
         "theme",
         "t",
         "toggle_theme",
@@ -164,14 +178,26 @@ TABS: tuple[tuple[str, str], ...] = (
 )
 
 
-def bindings() -> list[Binding]:
+#: The ids of the actions the App runs itself (they work over every screen).
+APP_LEVEL = ("export", "theme", "help", "screenshot", "quit")
+
+
+def is_app_level(action: UiAction) -> bool:
+    return action.id in APP_LEVEL
+
+
+def bindings(*, app: bool) -> list[Binding]:
+    """The App's keys (``app=True``) or the main screen's (its actions and the tab keys)."""
     keys = [
-        Binding(a.key, a.action, a.title, show=a.footer, id=a.id, tooltip=a.help) for a in ACTIONS
+        Binding(a.key, a.action, a.title, show=a.footer, id=a.id, tooltip=a.help)
+        for a in ACTIONS
+        if is_app_level(a) == app
     ]
-    keys += [
-        Binding(str(n), f"show_tab('{tab_id}')", title, show=False, id=f"tab-{tab_id}")
-        for n, (tab_id, title) in enumerate(TABS, start=1)
-    ]
+    if not app:
+        keys += [
+            Binding(str(n), f"show_tab('{tab_id}')", title, show=False, id=f"tab-{tab_id}")
+            for n, (tab_id, title) in enumerate(TABS, start=1)
+        ]
     return keys
 
 
@@ -182,6 +208,7 @@ def key_label(action: UiAction) -> str:
         "ctrl+e": "Ctrl+E",
         "backslash": "\\",
         "slash": "/",
+        "exclamation_mark": "!",
     }
     return " / ".join(names.get(k, k) for k in action.key.split(","))
 

@@ -36,5 +36,4 @@ class EventCommands(Provider):
 
     def _run(self, index: int) -> None:
         app: CfnDebugApp = self.app  # type: ignore[assignment]
-        app.selected_event = index
-        app.run_event(index)
+        app.run_event(index)  # it selects the event too

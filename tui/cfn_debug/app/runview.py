@@ -26,3 +26,12 @@ class RunView:
     #: Its findings against the previous run of the same event (cfn_debug.watch.Comparison).
     comparison: Any = None
     event_name: str | None = None
+    #: The handler's limit for the chain's action (timeoutInMinutes), once a step told it.
+    limit_s: float | None = None
+    #: The Findings tab's Changes section (watch mode: the save, the build, the comparison).
+    changes: Any = None
+
+    @property
+    def shown_run(self) -> RunRecord | None:
+        """The run's record once it ended (while it runs, its steps are the truth)."""
+        return self.run if self.ended else None

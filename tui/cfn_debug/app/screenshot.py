@@ -43,7 +43,7 @@ async def capture(target: Path, event: str, size: tuple[int, int], tab: str) -> 
             app.run_event(index)
             while not (app.view.ended and not app.running):
                 await pilot.pause(0.05)
-            app.action_show_tab(tab)
+            app.main.action_show_tab(tab)
             await pilot.pause(0.2)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(app.export_screenshot(title="cfn-debug"), encoding="utf-8")

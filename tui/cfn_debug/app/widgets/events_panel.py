@@ -1,4 +1,9 @@
-"""The discovered events, grouped by action and by the folder they came from."""
+"""The discovered events, grouped by action and by the folder they came from.
+
+The tree owns the events as this session edited them; it updates from the main screen's
+messages (EventsLoaded, RunsLoaded, EventReplaced, EventChosen) and says when it has shown
+a new list (``EventsPanel.Shown``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from cfn_debug.app.messages import EventChosen, EventReplaced, EventsLoaded, RunsLoaded
 from cfn_debug.textsafe import printable
 
 if TYPE_CHECKING:
@@ -60,6 +66,15 @@ class EventsPanel(Tree[int]):
             super().__init__()
             self.index = index
 
+    class Shown(Message):
+        """A new list is shown: ``events`` (empty for saved runs); ``first`` is the index of
+        the leaf shown first (None: none)."""
+
+        def __init__(self, first: int | None, events: list[EventSpec]) -> None:
+            super().__init__()
+            self.first = first
+            self.events = events
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("Events", id=id)
         self.show_root = False
@@ -71,6 +86,26 @@ class EventsPanel(Tree[int]):
         self.events: list[EventSpec] = []
         #: Indexes of the events edited in this session (sent as edited, marked with a *).
         self.edited: set[int] = set()
+
+    def on_events_loaded(self, message: EventsLoaded) -> None:
+        """A new list: the cursor starts on the first event (not a group header)."""
+        self.show_events(message.events, message.root, message.errors)
+        first = self.first_index()
+        if first is not None and not message.keep_cursor:
+            self.select_index(first)
+        self.post_message(self.Shown(first, list(self.events)))
+
+    def on_runs_loaded(self, message: RunsLoaded) -> None:
+        self.show_runs(message.runs, message.problems)
+        if message.runs:
+            self.select_index(0)
+        self.post_message(self.Shown(0 if message.runs else None, []))
+
+    def on_event_replaced(self, message: EventReplaced) -> None:
+        self.replace(message.index, message.event, edited=message.edited)
+
+    def on_event_chosen(self, message: EventChosen) -> None:
+        self.select_index(message.index)
 
     def show_events(
         self,

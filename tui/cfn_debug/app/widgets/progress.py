@@ -1,8 +1,9 @@
 """A progress line for long work: what runs, a bar, done/total and the time it has taken.
 
-Fed by the engine's progress (scenarios today; the setup stack, the environment build and the
-generated inputs once the engine reports them): ``start``, ``advance`` and ``finish``. Hidden
-while nothing runs; the elapsed time ticks once a second (hidden in snapshots).
+Fed by the engine's progress: on the main screen by ``Progress`` messages (the setup stack and
+the environment build while the project opens, any progress on the engine's stream); the
+scenarios screen calls ``start``, ``advance`` and ``finish``. Hidden while nothing runs; the
+elapsed time ticks once a second (hidden in snapshots).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
+from cfn_debug.app.messages import PaletteChanged, Progress
 from cfn_debug.app.render import Palette, format_duration
 from cfn_debug.textsafe import printable
 
@@ -36,6 +38,23 @@ class WorkProgress(Static):
         self.started = 0.0
         self._timer: Timer | None = None
         self.display = False
+        #: The last line of each piece of work that finished (what was done, in order).
+        self.history: list[str] = []
+
+    def on_progress(self, message: Progress) -> None:
+        if message.finished:
+            if self.display:  # the last count, as the engine reported it
+                self.done = message.done
+                if message.total is not None:
+                    self.total = message.total
+            self.finish()
+        else:
+            self.advance(message.done, message.label, message.total)
+
+    def on_palette_changed(self, message: PaletteChanged) -> None:
+        self.palette = message.palette
+        if self.display:
+            self._draw()
 
     def start(self, label: str, total: int | None = None) -> None:
         self.label, self.done, self.total = label, 0, total
@@ -56,6 +75,8 @@ class WorkProgress(Static):
         self._draw()
 
     def finish(self) -> None:
+        if self.display:
+            self.history.append(self.line().plain)
         self.display = False
         if self._timer is not None:
             self._timer.stop()

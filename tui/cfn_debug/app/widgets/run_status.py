@@ -1,4 +1,8 @@
-"""The line under the timeline: the live gauge, the delay countdown, step-mode prompts, errors."""
+"""The line under the timeline: the live gauge, the delay countdown, step-mode prompts, errors.
+
+It shows what the main screen's ``StatusChanged`` says, clears when a step lands (StepAdded),
+and redraws on ``PaletteChanged``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
+from cfn_debug.app.messages import PaletteChanged, StatusChanged, StepAdded
 from cfn_debug.app.render import Palette, duration_bar, format_duration, scrub, timing_style
 from cfn_debug.textsafe import printable
 
@@ -58,6 +63,16 @@ class RunStatus(Static):
     @property
     def state(self) -> InFlight | Countdown | Prompt | None:
         return self._state
+
+    def on_status_changed(self, message: StatusChanged) -> None:
+        self.show(message.state)
+
+    def on_step_added(self, _message: StepAdded) -> None:
+        self.show(None)  # the gauge of the invocation that just returned goes
+
+    def on_palette_changed(self, message: PaletteChanged) -> None:
+        self.palette = message.palette
+        self.show(self._state)
 
     def show(self, state: InFlight | Countdown | Prompt | None) -> None:
         """Switch what the line shows. During a fast chain (an invocation every few ms) the

@@ -1,4 +1,10 @@
-"""The selected step in tabs: Findings, Model diff, Request, Response, Logs, Timing."""
+"""The selected step in tabs: Findings, Model diff, Request, Response, Logs, Timing.
+
+It updates from the main screen's messages: RunStarted (nothing selected yet), StepSelected
+(the timeline's cursor moved), RunEnded and RunUpdated (the run's record, its comparison, the
+Changes section), PaletteChanged. What it shows of a run is the run's record once it ended:
+the same record the status line summarises.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from cfn_debug.app.actions import TABS
+from cfn_debug.app.messages import (
+    PaletteChanged,
+    RunEnded,
+    RunStarted,
+    RunUpdated,
+    StepSelected,
+)
 from cfn_debug.app.render import (
     Palette,
     aws_calls_renderable,
@@ -24,6 +37,7 @@ from cfn_debug.app.render import (
     scrub,
     timing_renderable,
 )
+from cfn_debug.app.runview import RunView
 from cfn_debug.records import Action, RunRecord, Step
 
 #: (rule id, the action of the step or chain) -> the contract sentence for that action.
@@ -52,6 +66,8 @@ class StepDetail(Vertical):
         self._deterministic = deterministic
         self.palette = Palette()
         self.step: Step | None = None
+        #: The timeline's row the step shown is on (-1: none).
+        self.row = -1
         self.steps: list[Step] = []
         self.run: RunRecord | None = None
         self.chain_limit_s: float | None = None
@@ -71,6 +87,32 @@ class StepDetail(Vertical):
         with Horizontal(id="search-bar"):
             yield Input(placeholder="search this tab", id="search-input")
             yield Static(id="search-info")
+
+    # --- messages ---------------------------------------------------------------------------
+
+    def on_run_started(self, message: RunStarted) -> None:
+        self._show_view(message.view, -1)
+
+    def on_step_selected(self, message: StepSelected) -> None:
+        self._show_view(message.view, message.row)
+
+    def on_run_ended(self, message: RunEnded) -> None:
+        self._show_view(message.view, self.row)
+
+    def on_run_updated(self, message: RunUpdated) -> None:
+        self._show_view(message.view, self.row)
+
+    def on_palette_changed(self, message: PaletteChanged) -> None:
+        self.palette = message.palette
+        self._rendered.clear()
+        self.render_active()
+
+    def _show_view(self, view: RunView, row: int) -> None:
+        """Show row ``row`` of ``view`` (the run's steps; -1: none)."""
+        self.row = row
+        step = view.steps[row] if 0 <= row < len(view.steps) else None
+        self.changes = view.changes
+        self.show(step, view.steps, view.shown_run, view.limit_s)
 
     @property
     def active(self) -> str:

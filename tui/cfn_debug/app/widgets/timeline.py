@@ -1,4 +1,8 @@
-"""One row per invocation of the chain: status, duration against its limit, delay, counts."""
+"""One row per invocation of the chain: status, duration against its limit, delay, counts.
+
+It updates from the main screen's messages (RunStarted, StepAdded, RunEnded, RunUpdated,
+PaletteChanged) and says which step its cursor is on with ``Timeline.Selected``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,17 @@ import time
 from rich.markup import escape
 from rich.text import Text
 from textual.coordinate import Coordinate
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable
 
+from cfn_debug.app.messages import (
+    PaletteChanged,
+    RunEnded,
+    RunStarted,
+    RunUpdated,
+    StepAdded,
+)
 from cfn_debug.app.render import (
     Palette,
     changed_properties,
@@ -30,6 +42,15 @@ STREAM_FLUSH_S = 0.25
 #: What matters first comes first: at 80 columns the status, duration and findings stay in view
 #: (the action is the chain's, named in the border title too).
 COLUMNS = ("#", "Status", "Duration (limit)", "Findings", "Delay", "Changed", "Action")
+#: Marks the READ cfn-debug sends after a CREATE/UPDATE SUCCESS (Step.origin "read-back").
+READ_BACK_MARK = "↩"
+READ_BACK_LEGEND = f"{READ_BACK_MARK} read-back: cfn-debug's own READ after the SUCCESS"
+
+
+def is_read_back(step: Step) -> bool:
+    return getattr(step, "origin", None) == "read-back"
+
+
 #: Duration bars by the timeline's width: (narrower than, bar width); else BAR_WIDEST.
 BAR_WIDTHS = ((72, 8), (150, 16))
 BAR_WIDEST = 32
@@ -38,6 +59,13 @@ BAR_WIDEST = 32
 class Timeline(DataTable[Text]):
     """Follows the newest step while a chain streams, unless the user moved the cursor away
     from the last row (moving it back to the last row follows again)."""
+
+    class Selected(Message):
+        """The cursor is on row ``row`` now (-1: no row)."""
+
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
 
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
@@ -70,6 +98,36 @@ class Timeline(DataTable[Text]):
         for label in COLUMNS:
             self.add_column(label, key=label)
 
+    # --- messages ---------------------------------------------------------------------------
+
+    def on_run_started(self, message: RunStarted) -> None:
+        self.reset()
+        self.show_title(message.view)
+        self.post_message(self.Selected(-1))
+
+    def on_step_added(self, message: StepAdded) -> None:
+        self.queue_step(message.step)  # its cursor move selects it
+        if is_read_back(message.step):
+            self.show_legend()
+
+    def on_run_ended(self, message: RunEnded) -> None:
+        self.finish(message.view.steps, message.landing)
+        self.show_title(message.view)
+        self.post_message(self.Selected(self.cursor_row if self.row_count else -1))
+
+    def on_run_updated(self, message: RunUpdated) -> None:
+        self.show_title(message.view)
+
+    def on_palette_changed(self, message: PaletteChanged) -> None:
+        self.palette = message.palette
+        self.redraw()
+
+    def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
+        # The row under the cursor now, not the message's: a late message must not select
+        # an older step.
+        message.stop()
+        self.post_message(self.Selected(self.cursor_row if self.row_count else -1))
+
     def on_resize(self) -> None:
         width = next((w for below, w in BAR_WIDTHS if self.size.width < below), BAR_WIDEST)
         if width != self.bar_width:
@@ -81,8 +139,18 @@ class Timeline(DataTable[Text]):
         findings = len(step.findings)
         # The delay is what the handler asked for (capped), not a measurement: always shown.
         delay = format_duration(step.callback_delay_s) if step.callback_delay_s else "-"
+        read_back = is_read_back(step)
+        action = Text(step.action.value)
+        if read_back:  # cfn-debug's own READ after the SUCCESS, not a step of the chain
+            action = Text(
+                f"{READ_BACK_MARK} {step.action.value} read-back", style=f"italic {p.accent}"
+            )
         return [
-            Text(str(step.index), justify="right"),
+            Text(
+                f"{READ_BACK_MARK}{step.index}" if read_back else str(step.index),
+                style=f"italic {p.accent}" if read_back else "",
+                justify="right",
+            ),
             status_text(step_status(step), p),
             duration_bar(
                 step.duration_s,
@@ -94,7 +162,7 @@ class Timeline(DataTable[Text]):
             Text(str(findings), style=f"bold {p.error}" if findings else p.muted, justify="right"),
             Text(delay, style=p.muted, justify="right"),
             Text(str(changed_properties(step)), justify="right"),
-            Text(step.action.value),
+            action,
         ]
 
     def queue_step(self, step: Step) -> None:
@@ -167,8 +235,14 @@ class Timeline(DataTable[Text]):
         self.show_steps(list(self.steps), self.cursor_row)
         self.follow = follow
 
+    def show_legend(self) -> None:
+        """The border's subtitle explains the read-back mark while a read-back row is shown."""
+        shown = any(is_read_back(step) for step in self.steps)
+        self.border_subtitle = READ_BACK_LEGEND if shown else ""
+
     def show_title(self, view: RunView) -> None:
         """The border says whose chain it is: event, action, function, status."""
+        self.show_legend()
         run = view.run
         name = (run.event_name if run else None) or view.event_name
         if name is None:

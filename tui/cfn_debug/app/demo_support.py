@@ -1,0 +1,58 @@
+"""What the dashboard does for the bundled demo: a fresh clientRequestToken and Name per run,
+resetting its state (R), and saying why a create answered AlreadyExists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cfn_debug.records import Action
+
+if TYPE_CHECKING:
+    from cfn_debug.events import EventSpec
+    from cfn_debug.records import RunRecord
+
+
+def is_demo(root: Path | None) -> bool:
+    from cfn_debug.demo.runs import is_demo as demo
+
+    return demo(root)
+
+
+def fresh(event: EventSpec) -> EventSpec:
+    """The demo's event with a fresh clientRequestToken and Name (unless it pins them)."""
+    from cfn_debug.demo.runs import fresh_request
+
+    return fresh_request(event)
+
+
+def reset(env_vars: Any) -> Path:
+    """Forget every widget earlier runs created; the state directory reset. Raises OSError."""
+    from cfn_debug.demo.runs import reset_state
+
+    return reset_state(env_vars)
+
+
+def already_exists_hint(run: RunRecord, session_runs: list[RunRecord], *, demo: bool) -> str:
+    """AlreadyExists after an earlier run of this session created the same Name: say so, and
+    how to start again."""
+    from cfn_debug.demo.runs import requested_name
+
+    name = requested_name(run.steps[0].request) if run.steps else None
+    earlier = [
+        n
+        for n, past in enumerate(session_runs, start=1)
+        if past is not run
+        and past.action is Action.CREATE
+        and past.final_status == "SUCCESS"
+        and past.steps
+        and requested_name(past.steps[0].request) == name
+    ]
+    cause = (
+        f"Run #{earlier[-1]} of this session created {name!r}. "
+        if earlier and name
+        else "A previous run may have created it. "
+    )
+    if demo:
+        return cause + "R resets the demo's state (or edit the event's Name)."
+    return cause + "Delete it first (run a delete event), or change the Name."

@@ -1,0 +1,65 @@
+"""The event editor's work besides its screen: validating an edit (the engine's event rules,
+then the schema's for the event's action), applying it, and reading the file again after
+$EDITOR."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from typing import TYPE_CHECKING, Any
+
+from cfn_debug.app.editing import restore_redacted
+from cfn_debug.errors import CfnDebugError
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from cfn_debug.events import EventSpec
+    from cfn_debug.schema import ResourceSchema
+
+
+def event_problems(
+    spec: EventSpec | None, schema: ResourceSchema | None, data: Any
+) -> list[tuple[str, str]]:
+    """Validate an edited event: its shape (engine rules), then its model (schema)."""
+    from cfn_debug.event_checks import model_problems
+    from cfn_debug.events import parse_event
+
+    try:
+        parsed = parse_event(data, name=spec.name if spec else "edited", path=None)
+    except CfnDebugError as error:
+        return [(error.field or "", error.detail)]
+    if schema is None:
+        return []
+    problems = model_problems(schema, parsed.action, parsed.normalized.desired)
+    return [(f"desiredResourceState{pointer}", text) for pointer, text in problems]
+
+
+def apply_edit(original: EventSpec, value: Any) -> EventSpec:
+    """The edited event (the credentials the editor showed redacted put back). Raises
+    CfnDebugError when it is no event."""
+    from cfn_debug.events import parse_event
+
+    return parse_event(
+        restore_redacted(value, original.data), name=original.name, path=original.path
+    )
+
+
+def reload(original: EventSpec, exports: Any) -> EventSpec:
+    """The event file again. Raises CfnDebugError."""
+    from cfn_debug.events import load_event
+
+    assert original.path is not None
+    return load_event(original.path, name=original.name, exports=exports)
+
+
+def run_editor(app: App[Any], spec: EventSpec) -> str | None:
+    """Hand the terminal to $VISUAL/$EDITOR on the event's file; the error when it could not."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        with app.suspend():
+            subprocess.run([*shlex.split(editor), str(spec.path)], check=False)
+    except Exception as error:  # no terminal to hand over (tests, web) or no such editor
+        return f"Could not open $EDITOR ({editor}): {error}"
+    return None

@@ -1,0 +1,143 @@
+"""Opening what the dashboard shows, in a worker thread that only posts messages: the project
+(``Workspace.open``: the schema, the local AWS and its setup stack, the handlers' environment,
+the endpoint), with the engine's progress on the way; or a saved session (`cfn-debug open`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from cfn_debug.app.config import AppConfig
+from cfn_debug.app.live import LiveSession
+from cfn_debug.app.messages import Progress, SessionLoaded, WorkspaceFailed, WorkspaceReady
+from cfn_debug.app.summary import error_hint
+from cfn_debug.errors import CfnDebugError
+
+if TYPE_CHECKING:
+    from cfn_debug.aws.setup_stack import SetupProgress
+    from cfn_debug.endpoint.pyenv import EnvProgress
+    from cfn_debug.workspace import Workspace
+
+Post = Callable[[Message], object]
+
+
+class OpenProgress:
+    """The engine's progress callbacks while the workspace opens, as ``Progress`` messages: the
+    setup stack's resources (done of total), then the environment build (pip's lines so far).
+    One piece of work at a time: the next one finishes the bar of the one before."""
+
+    SETUP = "Setting up the local AWS"
+    ENV = "Building the handlers' Python environment"
+
+    def __init__(self, post: Post) -> None:
+        self.post = post
+        self._env_lines = 0
+        #: (kind, done, total) of the work the bar shows, None when it shows none.
+        self._shown: tuple[str, int, int | None] | None = None
+
+    def _show(self, kind: str, detail: str, done: int, total: int | None) -> None:
+        from cfn_debug.textsafe import printable
+
+        if self._shown is not None and self._shown[0] != kind:
+            self.finish()
+        self._shown = (kind, done, total)
+        self.post(Progress(f"{kind}: {printable(detail)[:100]}", done, total))
+
+    def setup(self, progress: SetupProgress) -> None:
+        self._show(self.SETUP, progress.message, progress.done, progress.total or None)
+
+    def env(self, progress: EnvProgress) -> None:
+        if progress.stage in ("create", "install"):  # "check" and "cached" are instant
+            self._env_lines += progress.stage == "install"
+            self._show(self.ENV, progress.message, self._env_lines, None)
+        elif progress.stage == "ready" and self._shown is not None and self._shown[0] == self.ENV:
+            self._show(self.ENV, progress.message, self._env_lines, None)
+            self.finish()
+
+    def finish(self) -> None:
+        """The work shown ended (the next began, or the workspace opened or failed)."""
+        if self._shown is not None:
+            kind, done, total = self._shown
+            self.post(Progress(kind, done, total, finished=True))
+            self._shown = None
+
+
+WorkspaceOpener = Callable[[AppConfig, OpenProgress], "Workspace"]
+
+
+def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
+    """Blocking: discovers the project and starts the endpoint. Run it in a thread."""
+    from cfn_debug.workspace import Workspace
+
+    return Workspace.open(
+        config.project_dir,
+        endpoint=config.endpoint,
+        function_name=config.function_name,
+        schema_path=config.schema,
+        region=config.region,
+        profile=config.profile,
+        env_vars=config.env_vars,
+        python=config.python,
+        aws=config.aws,
+        progress=progress.setup,
+        on_env_progress=progress.env,
+    )
+
+
+def open_and_post(live: LiveSession, opener: WorkspaceOpener, post: Post) -> None:
+    """Open the project (blocking); post WorkspaceReady, or WorkspaceFailed with a hint."""
+    progress = OpenProgress(post)
+    try:
+        workspace = opener(live.config, progress)
+    except CfnDebugError as error:
+        progress.finish()
+        post(WorkspaceFailed(str(error), error_hint(error)))
+        return
+    except Exception as error:  # never a traceback: say what broke and what to do
+        progress.finish()
+        post(WorkspaceFailed(f"{type(error).__name__}: {error}", error_hint(error)))
+        return
+    progress.finish()
+    if live.take(workspace):
+        post(WorkspaceReady(workspace))
+
+
+def load_and_post(live: LiveSession, post: Post) -> None:
+    """Read the saved session (blocking); post SessionLoaded, or WorkspaceFailed."""
+    from cfn_debug.export import load_session
+
+    path = live.config.transcript
+    assert path is not None
+    if live.config.saved is not None:  # `open` read it before starting
+        post(SessionLoaded(live.config.saved))
+        return
+    try:
+        session = load_session(path)
+    except CfnDebugError as error:
+        hint = "Name a JSON transcript (cfn-debug export) or a session journal (.jsonl)."
+        post(WorkspaceFailed(str(error), hint))
+        return
+    except Exception as error:
+        post(WorkspaceFailed(f"{type(error).__name__}: {error}", error_hint(error)))
+        return
+    post(SessionLoaded(session))
+
+
+def workspace_notices(workspace: Workspace) -> list[str]:
+    """What the user should know before the first event: schema warnings, the workspace's
+    notices (a handler's models.py that does not match the schema)."""
+    lines: list[str] = []
+    if workspace.schema is not None:
+        from cfn_debug.schema_command import schema_warning_lines
+
+        try:
+            lines += schema_warning_lines(workspace.schema)
+        except Exception as error:  # a notice must never keep the dashboard from opening
+            lines.append(f"schema warnings could not be listed: {error}")
+    try:
+        lines += list(workspace.notices)
+    except Exception as error:
+        lines.append(f"notices could not be listed: {error}")
+    return lines
