@@ -79,7 +79,36 @@ def test_dangling_pointers_are_warnings_shown_once_not_refusals() -> None:
     assert pointers == ["/createOnlyProperties/1", "/writeOnlyProperties/0"]
     assert all(n.level == "warning" for n in schema.notes)
     assert "/Name" in schema.create_only
+    assert "/Gone" not in schema.create_only  # "ignored", as the warning says: no finding on it
+    assert "/Secret/Value" in schema.write_only  # still masked
     assert _errors(schema, {"Id": "x", "Name": "n"}) == []
+
+
+def test_a_dangling_read_only_pointer_gives_no_finding(tmp_path: Path) -> None:
+    """The warning says the pointer is ignored; read-only-properties-present asked for it."""
+    from cfn_debug.contract import StepContext, check_step
+    from cfn_debug.records import Action, InvokeResult, OutcomeKind
+
+    raw = json.loads((FIXTURES / "dangling_pointer.json").read_text())
+    raw["readOnlyProperties"] = ["/properties/Id", "/properties/NoSuchProperty"]
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(raw))
+    schema = load_schema(path)
+    assert [n.pointer for n in schema.notes if n.pointer.startswith("/readOnly")] == [
+        "/readOnlyProperties/1"
+    ]
+    answer = {"status": "SUCCESS", "message": "", "resourceModel": {"Id": "x", "Name": "n"}}
+    context = StepContext(
+        schema=schema,
+        action=Action.READ,
+        index=0,
+        desired={"Id": "x"},
+        previous=None,
+        original_desired=None,
+        result=InvokeResult(OutcomeKind.PROGRESS, progress=answer, duration_s=0.1),
+        previous_steps=[],
+    )
+    assert [f.rule_id for f in check_step(context)] == []
 
 
 def test_thirty_levels_of_doubled_refs_load_without_exponential_inlining() -> None:

@@ -162,6 +162,7 @@ class ResourceSchema:
         self.raw = raw
         self.type_name: str = raw["typeName"]
         self.notes: list[SchemaNote] = []
+        self._dangling: set[tuple[str, int]] = set()  # (keyword, index) resolving to nothing
         self._validation_copy = _without_remote_refs(raw)
         self.primary_identifier: tuple[str, ...] = tuple(
             self._model_pointer("primaryIdentifier", p, i)
@@ -175,8 +176,15 @@ class ResourceSchema:
         )
         classes: dict[str, frozenset[str]] = {}
         for keyword in POINTER_LISTS:
-            classes[keyword] = frozenset(
+            pointers = [
                 self._model_pointer(keyword, p, i) for i, p in enumerate(raw.get(keyword, []))
+            ]
+            # a pointer to nothing is ignored (no finding can be about a property the schema
+            # does not have), but writeOnly keeps it: a value there is still masked
+            classes[keyword] = frozenset(
+                pointer
+                for i, pointer in enumerate(pointers)
+                if keyword == "writeOnlyProperties" or (keyword, i) not in self._dangling
             )
         self.read_only = classes["readOnlyProperties"]
         self.write_only = classes["writeOnlyProperties"]
@@ -340,7 +348,13 @@ class ResourceSchema:
                 if keyword == "primaryIdentifier" and self._strict:
                     raise SchemaError(message, path=self.path, field=keyword)
                 level = "error" if keyword == "primaryIdentifier" else "warning"
-                self.notes.append(SchemaNote(f"/{keyword}/{index}", level, message + "; ignored"))
+                self._dangling.add((keyword, index))
+                what = (
+                    "; kept only to mask a value there"
+                    if keyword == "writeOnlyProperties"
+                    else "; ignored"
+                )
+                self.notes.append(SchemaNote(f"/{keyword}/{index}", level, message + what))
                 out.extend(t for t in rest[i:] if t != "properties")
                 break
             out.append(token)
