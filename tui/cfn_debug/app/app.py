@@ -788,10 +788,8 @@ class CfnDebugApp(App[int]):
         self.pending_context = ...
         self._last_generation += 1
         event = self.events[index]
-        if self._is_demo() and index not in self.edited:  # an edit pins token and Name
-            from cfn_debug.demo.runs import fresh_request
-
-            event = fresh_request(event)
+        if index in self.edited:  # an edit pins token and Name (Workspace.request_for)
+            self.workspace.pin(event)
         self.selected_event = index
         self.panel.select_index(index)
         self.view = RunView(self._last_generation, index, mode=self.mode, event_name=event.name)
