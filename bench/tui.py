@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
 import subprocess
@@ -49,98 +48,27 @@ FIRST_FRAME_CHILD = textwrap.dedent(
     """
 )
 
-HANDLER = textwrap.dedent(
-    """
-    import logging
-
-    LOG = logging.getLogger(__name__)
-    LIMIT = {limit}
-
-
-    def test_entrypoint(event, context):
-        count = (event.get("callbackContext") or {{}}).get("count", 0) + 1
-        model = dict(event["request"].get("desiredResourceState") or {{}})
-        model["ThingId"] = "thing-1"
-        if count >= LIMIT:
-            return {{"status": "SUCCESS", "resourceModel": model, "message": "",
-                     "callbackDelaySeconds": 0}}
-        return {{"status": "IN_PROGRESS", "resourceModel": model, "message": "",
-                 "callbackContext": {{"count": count}}, "callbackDelaySeconds": 0}}
-    """
-)
-
-SCHEMA = {
-    "typeName": "Bench::Chain::Thing",
-    "description": "A resource whose create handler re-invokes itself N times.",
-    "properties": {
-        "ThingId": {"type": "string"},
-        "Name": {"type": "string"},
-    },
-    "additionalProperties": False,
-    "required": ["Name"],
-    "readOnlyProperties": ["/properties/ThingId"],
-    "primaryIdentifier": ["/properties/ThingId"],
-    "handlers": {
-        "create": {"permissions": [], "timeoutInMinutes": 120},
-        "read": {"permissions": []},
-        "delete": {"permissions": []},
-    },
+BENCH_TOKEN = "4b90a7e4-b790-456b-a937-0cfdfa211dfe"
+PLACEHOLDER = {
+    "accessKeyId": "placeholder",
+    "secretAccessKey": "placeholder",
+    "sessionToken": "placeholder",
 }
-
-TEMPLATE = textwrap.dedent(
-    """
-    AWSTemplateFormatVersion: "2010-09-09"
-    Transform: AWS::Serverless-2016-10-31
-    Globals:
-      Function:
-        Timeout: 60
-        MemorySize: 256
-    Resources:
-      TestEntrypoint:
-        Type: AWS::Serverless::Function
-        Properties:
-          Handler: bench_chain.handlers.test_entrypoint
-          Runtime: python3.11
-          CodeUri: src/
-    """
-)
 
 
 def make_project(root: Path, steps: int) -> Path:
-    (root / "src" / "bench_chain").mkdir(parents=True)
-    (root / "src" / "bench_chain" / "__init__.py").write_text("")
-    (root / "src" / "bench_chain" / "handlers.py").write_text(HANDLER.format(limit=steps))
-    (root / "bench-chain-thing.json").write_text(json.dumps(SCHEMA, indent=2))
-    (root / ".rpdk-config").write_text(
-        json.dumps(
-            {
-                "typeName": "Bench::Chain::Thing",
-                "language": "python311",
-                "runtime": "python3.11",
-                "entrypoint": "bench_chain.handlers.resource",
-                "testEntrypoint": "bench_chain.handlers.test_entrypoint",
-            }
-        )
+    """The long-chain project the dashboard tests use too (cfn_debug.demo.long_chain)."""
+    from cfn_debug.demo.long_chain import long_chain_project
+
+    return long_chain_project(
+        root,
+        steps,
+        type_name="Bench::Chain::Thing",
+        package="bench_chain",
+        name="bench",
+        token=BENCH_TOKEN,
+        credentials=PLACEHOLDER,
     )
-    (root / "template.yml").write_text(TEMPLATE)
-    events = root / "sample_events"
-    events.mkdir()
-    event = {
-        "credentials": {
-            "accessKeyId": "placeholder",
-            "secretAccessKey": "placeholder",
-            "sessionToken": "placeholder",
-        },
-        "action": "CREATE",
-        "request": {
-            "clientRequestToken": "4b90a7e4-b790-456b-a937-0cfdfa211dfe",
-            "desiredResourceState": {"Name": "bench"},
-            "logicalResourceIdentifier": "Thing",
-        },
-        "callbackContext": None,
-    }
-    (events / "create.json").write_text(json.dumps(event, indent=2))
-    return root
 
 
 def first_frame(runs: int) -> list[float]:

@@ -97,3 +97,54 @@ def test_build_needs_watch_and_json_excludes_it(capsys, tmp_path: Path) -> None:
     assert "--build" in capsys.readouterr().err
     assert main(["run", "--watch", "--json", event_file]) == 2
     assert "--json" in capsys.readouterr().err
+
+
+def test_run_watch_reruns_the_demo_create_without_already_exists(
+    project: Path, state: Path
+) -> None:
+    """Issue 13 item 4 through the CLI: each save re-runs the create as a new request (fresh
+    token and Name), so every run succeeds instead of the second answering AlreadyExists."""
+    env = {**os.environ, "CFN_DEBUG_DEMO_STATE": str(state), "NO_COLOR": "1", "COLUMNS": "200"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cfn_debug.cli",
+            "run",
+            "--watch",
+            "--project",
+            str(project),
+            "--max-delay",
+            "0",
+            str(project / "sample_events" / "create.json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=project,
+        start_new_session=True,
+    )
+    try:
+        out = Lines(proc)
+        out.until("watching")
+        edit(project / HANDLERS, GUARDED, UNGUARDED)
+        out.until("vs previous run")
+        edit(project / HANDLERS, UNGUARDED, GUARDED)
+        out.until("changed (source)")
+        out.until("vs previous run")
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=WAIT_S) == 130
+        out.until("stopped watching: 3 run(s)")
+        text = "".join(out.text)
+        assert "AlreadyExists" not in text, text
+        stderr = proc.stderr.read() if proc.stderr else ""
+        assert "Traceback" not in stderr, stderr
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    # three widgets, one per run, each with its own Name
+    names = {p.name for p in (state / "names").iterdir()}
+    created = {n for n in names if n.startswith("my-first-widget-")}
+    assert len(created) == 3, names

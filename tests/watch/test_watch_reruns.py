@@ -9,7 +9,8 @@ from pathlib import Path
 from watch_support import HANDLERS, SCHEMA, edit, event, start
 
 from cfn_debug.chain import ChainOptions
-from cfn_debug.records import DelayStarted, EndReason, RunEnded, RunStarted
+from cfn_debug.demo.runs import requested_name
+from cfn_debug.records import DelayStarted, EndReason, RunEnded, RunRecord, RunStarted
 from cfn_debug.watch import (
     SCHEMA as SCHEMA_KIND,
 )
@@ -171,16 +172,58 @@ async def test_save_cancels_the_chain_in_flight(project: Path, workspace: Worksp
     assert not any(isinstance(e, Comparison) for e in session.seen)
 
 
-async def test_rerun_of_a_create_is_a_new_request(project: Path, workspace: Workspace) -> None:
+def _token(run: RunRecord) -> str:
+    return str(run.steps[0].request["request"]["clientRequestToken"])
+
+
+def _name(run: RunRecord) -> str | None:
+    return requested_name(run.steps[0].request)
+
+
+async def test_reruns_of_the_demo_create_are_new_requests(
+    project: Path, workspace: Workspace
+) -> None:
+    """Issue 13 item 4: every run of a demo event file sends a fresh clientRequestToken and a
+    fresh Name, so the create succeeds on every save (a copy of the demo is the demo too)."""
     create = event(project, "create.json")
+    own_token = create.normalized.client_request_token
+    own_name = create.normalized.desired["Name"]  # type: ignore[index]
+    session = await start(workspace, [create])
+    edit(project / HANDLERS, GUARDED, UNGUARDED)
+    await session.next(RerunStarted)
+    await session.next(RunEnded)
+    edit(project / HANDLERS, UNGUARDED, GUARDED)
+    await session.next(RerunStarted)
+    await session.next(RunEnded)
+    await session.stop()
+    runs = [e.run for e in session.seen if isinstance(e, RunEnded)]
+    assert len(runs) == 3
+    for run in runs:
+        last = run.steps[-1].result.progress or {}
+        assert run.final_status == "SUCCESS", last
+        assert last.get("errorCode") != "AlreadyExists"
+    tokens = {_token(run) for run in runs}
+    names = [_name(run) for run in runs]
+    assert len(tokens) == 3 and own_token not in tokens
+    assert len(set(names)) == 3
+    assert all(name is not None and name.startswith(f"{own_name}-") for name in names), names
+
+
+async def test_a_pinned_event_keeps_its_name_on_a_rerun(
+    project: Path, workspace: Workspace
+) -> None:
+    """An event the user pinned (the dashboard pins one edited in the session) is sent as
+    written: the re-run is still a new request (a fresh token), but the Name is the event's, and
+    the demo truthfully answers AlreadyExists."""
+    create = event(project, "create.json")
+    workspace.pin(create)
     session = await start(workspace, [create])
     edit(project / HANDLERS, GUARDED, UNGUARDED)
     await session.next(RerunStarted)
     rerun = await session.next(RunEnded)
     await session.stop()
     first = next(e for e in session.seen if isinstance(e, RunEnded))
-    token_of = lambda run: run.steps[0].request["request"]["clientRequestToken"]  # noqa: E731
-    assert token_of(first.run) == "2b1f7c3e-0d4a-4e57-9a61-5c0f3e1d2a01"  # the event's own
-    assert token_of(rerun.run) != token_of(first.run)
-    # The demo keeps Names unique: a second create of the same Name is refused, as it should be.
+    assert _token(first.run) == create.normalized.client_request_token  # as written
+    assert _token(rerun.run) != _token(first.run)
+    assert _name(first.run) == _name(rerun.run) == create.normalized.desired["Name"]  # type: ignore[index]
     assert rerun.run.steps[-1].result.progress["errorCode"] == "AlreadyExists"  # type: ignore[index]

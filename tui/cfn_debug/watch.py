@@ -12,10 +12,13 @@ watch events below and the chains' own ``records.ChainEvent``s.
     await watcher.watch(initial=[event])  # until watcher.stop() or cancellation
 
 Decisions:
-- a re-run is a new request: every re-run gets a fresh clientRequestToken (the first run keeps the
-  event's own, as ``cfn-debug run`` does), so an idempotent create handler really runs again
-  instead of replaying the resource the previous run created. A handler that enforces a unique
-  natural key (the demo's Name) then answers AlreadyExists, which is the truth about that request.
+- every run sends ``Workspace.request_for(event)``: for the demo (the bundled project or a copy)
+  a fresh clientRequestToken and a create's Name with a fresh suffix, unless the event pins them,
+  so the demo's create runs again on every save instead of answering AlreadyExists.
+- a re-run is a new request: every re-run gets a fresh clientRequestToken (the first run of any
+  other project keeps the event's own, as ``cfn-debug run`` does), so an idempotent create
+  handler really runs again instead of replaying the resource the previous run created. A handler
+  that enforces a unique natural key then answers AlreadyExists, the truth about that request.
 - the handler sources are ``<project>/src`` when it exists (a `cfn init` project's layout; build
   output such as ``build/`` or ``.aws-sam/`` is never watched, so a ``--build`` cannot trigger
   itself), else each function's code directory.
@@ -356,7 +359,9 @@ class Watcher:
         for event in events:
             if self._stop.is_set() or (reason is not None and self._pending is not None):
                 return
-            spec = with_fresh_token(event) if reason is not None else event
+            spec = self.workspace.request_for(event)
+            if reason is not None and spec is event:
+                spec = with_fresh_token(event)
             if reason is not None:
                 await self._emit(
                     RerunStarted(
@@ -369,7 +374,8 @@ class Watcher:
             control = ChainControl()
             self._control = control
             try:
-                async for chain_event in self.workspace.run(spec, self.options, control):
+                stream = self.workspace.run(spec, self.options, control, as_written=True)
+                async for chain_event in stream:
                     await self._emit(chain_event)
                     if isinstance(chain_event, RunEnded):
                         comparison = self.note_run(chain_event.run)

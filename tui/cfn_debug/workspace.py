@@ -3,6 +3,7 @@ an invoker (the embedded endpoint, a local endpoint URL, or AWS), and chains run
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,8 @@ class Workspace:
         self.defaults = defaults or PayloadDefaults()
         self.embedded = embedded  # the EmbeddedEndpoint this workspace started, if any
         self.aws = aws  # which AWS the handlers talk to (and the local AWS this one started)
+        #: Events sent as written (see ``pin``), by identity: an EventSpec is not hashable.
+        self._pinned: weakref.WeakValueDictionary[int, EventSpec] = weakref.WeakValueDictionary()
 
     @property
     def aws_target(self) -> AwsTarget | None:
@@ -201,16 +204,56 @@ class Workspace:
         name = RIE_FUNCTION if self.project.test_entrypoint is None else TEST_ENTRYPOINT
         return name, Shape.SAM if self.project.test_entrypoint else Shape.HANDLER_REQUEST
 
+    @property
+    def is_demo(self) -> bool:
+        """The bundled demo project, or a copy of it (a project whose schema is the demo's)."""
+        from cfn_debug.demo.runs import is_demo_type
+
+        if self.project.is_demo:
+            return True
+        type_name = self.schema.type_name if self.schema is not None else self.project.type_name
+        return is_demo_type(type_name)
+
+    def pin(self, event: EventSpec) -> None:
+        """Send ``event`` (this object) as written: its clientRequestToken and Name are the
+        user's (the dashboard pins an event edited in the session)."""
+        self._pinned[id(event)] = event
+
+    def is_pinned(self, event: EventSpec) -> bool:
+        return self._pinned.get(id(event)) is event
+
+    def request_for(self, event: EventSpec) -> EventSpec:
+        """``event`` as a run of it sends it.
+
+        For the demo, a run of an event file is a new request (``demo.runs.fresh_request``: a
+        new clientRequestToken, a create's Name with a fresh suffix), so a run reproduces instead
+        of answering with the previous run's widget or AlreadyExists; unless the event pins
+        them (``pin``: edited in the session; a create naming a seed widget keeps its Name).
+        Events built in code (no file: the scenarios', which make their own unique values) and
+        every other project's events are sent as written."""
+        if event.path is None or self.is_pinned(event) or not self.is_demo:
+            return event
+        from cfn_debug.demo.runs import fresh_request
+
+        return fresh_request(event)
+
     def run(
         self,
         event: EventSpec,
         options: ChainOptions,
         control: ChainControl | None = None,
+        *,
+        as_written: bool = False,
     ) -> AsyncIterator[ChainEvent]:
         """Run ``event`` as a chain: the stream of ChainEvents, ending with RunEnded.
 
+        The request sent is ``request_for(event)`` (for the demo, a fresh request), or
+        ``event`` itself with ``as_written`` (the caller decided already).
+
         With ``options.read_back`` (the default), a CREATE or UPDATE that ends SUCCESS is read
         back: one more step, origin "read-back" (see :mod:`cfn_debug.readback`)."""
+        if not as_written:
+            event = self.request_for(event)
         function_name, shape = self.function_for(event)
         control = control or ChainControl()
         stream = run_chain(

@@ -1,5 +1,6 @@
-"""What the dashboard does for the bundled demo: a fresh clientRequestToken and Name per run,
-resetting its state (R), and saying why a create answered AlreadyExists."""
+"""What the dashboard does for the bundled demo: resetting its state (R), and saying why a
+create answered AlreadyExists (a fresh clientRequestToken and Name per run is the engine's:
+``Workspace.request_for``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:
-    from cfn_debug.events import EventSpec
     from cfn_debug.records import RunRecord
 
 
@@ -17,13 +17,6 @@ def is_demo(root: Path | None) -> bool:
     from cfn_debug.demo.runs import is_demo as demo
 
     return demo(root)
-
-
-def fresh(event: EventSpec) -> EventSpec:
-    """The demo's event with a fresh clientRequestToken and Name (unless it pins them)."""
-    from cfn_debug.demo.runs import fresh_request
-
-    return fresh_request(event)
 
 
 def reset(env_vars: Any) -> Path:

@@ -3,9 +3,12 @@
 The demo's create is idempotent by clientRequestToken and refuses a second widget with the same
 Name (AlreadyExists), as a real type does. A sample event sent twice as written therefore answers
 the second time with the first run's widget or with AlreadyExists, and a fault stops reproducing.
-So every dashboard run of a demo event is a new request (a new token, and for a create a Name with
-a fresh suffix) unless the event pins them (an event edited in the session is sent as written),
-and ``reset_state`` empties the demo's store (its seed widgets come back on the next invocation).
+So every run of a demo event file is a new request (a new token, and for a create a Name with a
+fresh suffix) unless the event pins them (an event edited in the session is sent as written; a
+create that names a seed widget keeps that Name), and ``reset_state`` empties the demo's store
+(its seed widgets come back on the next invocation). The decision is the engine's
+(``Workspace.request_for``): the dashboard's runs, its watch re-runs, ``run`` and ``run --watch``
+all send what it returns.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ STATE_ENTRIES = ("widgets", "names", "tokens", "locks", "store.lock", ".seeded")
 #: The schema's Name: ^[a-z][a-z0-9-]{2,62}$ (maxLength 63).
 NAME_MAX = 63
 SUFFIX_LEN = 6
+#: The demo's type (its schema's typeName): a copy of the demo project is the demo too.
+TYPE_NAME = "CfnDebug::Demo::Widget"
 
 
 def is_demo(project_root: Path | str | None) -> bool:
@@ -41,6 +46,11 @@ def is_demo(project_root: Path | str | None) -> bool:
         return Path(project_root).resolve() == PROJECT_DIR
     except OSError:
         return False
+
+
+def is_demo_type(type_name: str | None) -> bool:
+    """Whether a project's schema is the demo's (the bundled project or a copy of it)."""
+    return type_name == TYPE_NAME
 
 
 @functools.cache

@@ -20,7 +20,6 @@ flaky), and a budget caps the runs: past it, shrinking stops at the smallest fai
 
 from __future__ import annotations
 
-import contextlib
 import json
 import warnings
 from collections.abc import Callable
@@ -63,46 +62,56 @@ def _strategy(schema: ResourceSchema, node: Any, pointer: str, depth: int) -> An
     plain = _plain(schema, node)
     if kind == "array" and plain.get("maxItems") != 0:
         plain["minItems"] = max(plain.get("minItems", 0), 1)
-    foreign = _drop_foreign_patterns(plain)
+    top = _top_patterns(plain)
+    _python_patterns(plain)
     strategy = from_schema(plain)
-    for pattern in foreign:  # the ECMA-262 patterns hypothesis could not take, applied here
+    for pattern in top:  # every pattern as ECMA-262 reads it (see _top_patterns)
         strategy = strategy.filter(lambda v, p=pattern: not isinstance(v, str) or p.search(v))
     return strategy
 
 
-def _drop_foreign_patterns(plain: dict[str, Any]) -> list[Any]:
-    """Take out of ``plain`` every ``pattern`` Python's ``re`` (which hypothesis-jsonschema
-    generates from) cannot compile, such as ``\\p{L}`` or a surrogate-pair range; those at the
-    top are returned as ECMA-262 patterns to filter the generated strings with (nested ones are
-    just dropped: the handler may then see a value the schema rejects)."""
-    import re
-
+def _top_patterns(plain: dict[str, Any]) -> list[Any]:
+    """The top-level ``pattern`` of ``plain`` as ECMA-262 reads it, to filter the generated
+    strings with. hypothesis-jsonschema generates and checks with Python's ``re``, which reads
+    the same pattern differently: its ``.`` matches ``\\r``, U+2028 and U+2029 (ECMA's does
+    not), its ``$`` matches before a final newline, its ``\\d`` and ``\\w`` match non-ASCII
+    digits and letters. A string only Python accepts is an input the schema rejects, and sending
+    it as a valid input blames a correct handler (input-valid, model-conforms-to-schema)."""
     from cfn_debug.ecma_regex import compile_ecma
 
-    top: list[Any] = []
-    stack: list[tuple[Any, bool]] = [(plain, True)]
+    source = plain.get("pattern")
+    return [compile_ecma(source)] if isinstance(source, str) else []
+
+
+def _python_patterns(plain: dict[str, Any]) -> None:
+    """Make every ``pattern`` of ``plain`` one hypothesis-jsonschema (Python's ``re``) generates
+    close to what ECMA-262 accepts: ASCII mode (``(?a)``), where ``\\d`` and ``\\w`` are ASCII
+    as in ECMA (and ``\\s`` a subset of ECMA's); one Python cannot compile, such as ``\\p{L}``
+    or a surrogate-pair range, is taken out. What is left of the difference (``.`` matching
+    ``\\r``) is filtered: the top pattern by :func:`_top_patterns`, nested values with the whole
+    input by :func:`create_strategy`."""
+    import re
+
+    stack: list[Any] = [plain]
     while stack:
-        node, at_top = stack.pop()
+        node = stack.pop()
         if isinstance(node, list):
-            stack.extend((v, False) for v in node)
+            stack.extend(node)
             continue
         if not isinstance(node, dict):
             continue
         source = node.get("pattern")
         if isinstance(source, str):
-            try:
-                re.compile(source)
-            except (re.error, ValueError, OverflowError):
-                del node["pattern"]
-                if at_top:
-                    top.append(compile_ecma(source))
+            for candidate in ("(?a)" + source, source):
+                try:
+                    re.compile(candidate)
+                except (re.error, ValueError, OverflowError):
+                    continue
+                node["pattern"] = candidate
+                break
             else:
-                # ECMA-262's \d, \w and \b are ASCII; Python's match any script's digits and
-                # letters, so hypothesis would generate values the schema (read as ECMA) rejects
-                with contextlib.suppress(re.error, ValueError, OverflowError):
-                    node["pattern"] = re.compile("(?a)" + source).pattern
-        stack.extend((v, False) for k, v in node.items() if k != "enum")
-    return top
+                del node["pattern"]
+        stack.extend(v for k, v in node.items() if k != "enum")
 
 
 def _plain(schema: ResourceSchema, node: dict[str, Any]) -> dict[str, Any]:
@@ -142,8 +151,11 @@ def _object(schema: ResourceSchema, node: dict[str, Any], pointer: str, depth: i
 
 
 def create_strategy(schema: ResourceSchema) -> Any:
-    """Create inputs: every property but the readOnly ones, the required ones always."""
-    return _strategy(schema, schema.raw, "", 0)
+    """Create inputs: every property but the readOnly ones, the required ones always; only
+    inputs the schema accepts as cfn-debug reads it (``input_errors``: ECMA-262 patterns at any
+    depth), since each is sent as a valid input and a handler is judged on it."""
+    strategy = _strategy(schema, schema.raw, "", 0)
+    return strategy.filter(lambda model: not schema.input_errors(model))
 
 
 def update_strategy(schema: ResourceSchema) -> Any:
@@ -182,30 +194,23 @@ def fresh_identifier(schema: ResourceSchema) -> dict[str, Any]:
     for pointer in schema.primary_identifier:
         subs = schema.subschemas(pointer)
         node = _plain(schema, subs[0]) if subs else {}
-        plain = "cfn-debug-missing-" + secrets.token_hex(6)
         unconstrained = set(node) <= {"type"} and node.get("type") in (None, "string")
         if unconstrained:
-            identifier[pointer] = plain
+            identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
             continue
-        foreign = _drop_foreign_patterns(node)
-        identifier[pointer] = plain
-        for _ in range(8):  # a value the schema, read as ECMA-262, accepts
-            try:
-                value = _example(from_schema(node))
-            except Exception:  # a subschema hypothesis cannot generate from
-                break
-            matches = all(not isinstance(value, str) or p.search(value) for p in foreign)
-            if matches and _valid_part(schema, pointer, value):
-                identifier[pointer] = value
-                break
+        try:
+            top = _top_patterns(node)
+            _python_patterns(node)
+            strategy = from_schema(node)
+            for pattern in top:
+                strategy = strategy.filter(
+                    lambda v, p=pattern: not isinstance(v, str) or p.search(v)
+                )
+            strategy = strategy.filter(lambda v, p=pointer: _valid_part(schema, p, v))
+            identifier[pointer] = _example(strategy)
+        except Exception:  # a subschema hypothesis cannot generate from: a plain unique string
+            identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
     return identifier
-
-
-def _valid_part(schema: ResourceSchema, pointer: str, value: Any) -> bool:
-    from cfn_debug.scenarios.inputs import identifier_model
-
-    errors = schema.input_errors(identifier_model({pointer: value}))
-    return not any(p == pointer or p.startswith(pointer + "/") for p, _ in errors)
 
 
 # --- the search ---------------------------------------------------------------------------------
@@ -335,3 +340,11 @@ def _smaller(model: Any) -> list[Any]:
                 [*model[:index], smaller, *model[index + 1 :]] for smaller in _smaller(value)
             )
     return out
+
+
+def _valid_part(schema: ResourceSchema, pointer: str, value: Any) -> bool:
+    """Whether the whole schema, read as cfn-debug reads it, accepts ``value`` at ``pointer``."""
+    from cfn_debug.scenarios.inputs import identifier_model
+
+    errors = schema.input_errors(identifier_model({pointer: value}))
+    return not any(p == pointer or p.startswith(pointer + "/") for p, _ in errors)

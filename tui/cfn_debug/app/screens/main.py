@@ -401,7 +401,6 @@ class MainScreen(MainActions, MainStream, Screen[None]):
 
     def run_event(self, index: int) -> None:
         """Start (or restart) a chain for the event at ``index`` in the current replay mode."""
-        from cfn_debug.app import demo_support
 
         chains = self.chains
         if (
@@ -413,8 +412,8 @@ class MainScreen(MainActions, MainStream, Screen[None]):
             return
         self.pending_context = ...
         event = self.events[index]
-        if self._is_demo() and index not in self.edited:  # an edit pins token and Name
-            event = demo_support.fresh(event)
+        if index in self.edited:  # an edit pins token and Name (Workspace.request_for)
+            self.live.workspace.pin(event)
         self.selected_event = index
         self.panel.post_message(EventChosen(index))
         self.view = RunView(chains.next_generation(), index, mode=self.mode, event_name=event.name)
