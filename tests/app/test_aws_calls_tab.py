@@ -147,12 +147,6 @@ async def test_the_aws_calls_tab_shows_the_dynamodb_calls_the_handler_made(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="render.aws_calls_renderable: a call's parameters row (PutItem's Item) is no_wrap in "
-    "the Call column and pushes the #, HTTP and Time columns off the pane at any width",
-)
 async def test_the_write_shows_its_http_status(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

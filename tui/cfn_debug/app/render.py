@@ -512,7 +512,9 @@ def aws_calls_renderable(
     clean = scrub if deterministic else _same
     table = Table(box=None, padding=(0, 1), show_edge=False, expand=False)
     for column in ("#", "Call", "HTTP", "Time", "Error"):
-        table.add_column(column, no_wrap=column != "Error", overflow="fold")
+        # the Call column wraps too: it also holds each call's parameters, which must not push
+        # the number, HTTP status and time off the pane
+        table.add_column(column, no_wrap=column in ("#", "HTTP", "Time"), overflow="fold")
     for number, call in enumerate(calls):
         status = _field(call, "http_status")
         code = _field(call, "error_code")
