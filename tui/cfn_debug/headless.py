@@ -91,11 +91,7 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         printer = MaskedPrinter(printer, masked)
 
     async def run_all() -> None:
-        from cfn_debug.project import InputsChain
-
-        inputs = InputsChain(workspace.schema)
-        for given in events:
-            event = inputs.prepare(given)
+        for event in events:  # an inputs_N_update follows its create (Workspace.request_for)
             async for chain_event in workspace.run(event, options):
                 if journal is not None:
                     journal.record(chain_event)
@@ -103,7 +99,6 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
                     printer.handle(chain_event)
                 if isinstance(chain_event, RunEnded):
                     runs.append(chain_event.run)
-                    inputs.record(event, chain_event.run)
 
     try:
         if watch:

@@ -58,6 +58,11 @@ class Workspace:
         self.aws = aws  # which AWS the handlers talk to (and the local AWS this one started)
         #: Events sent as written (see ``pin``), by identity: an EventSpec is not hashable.
         self._pinned: weakref.WeakValueDictionary[int, EventSpec] = weakref.WeakValueDictionary()
+        from cfn_debug.project import InputsChain
+
+        #: `cfn test`'s order for inputs/: an inputs_N_update updates what inputs_N_create made
+        #: in this workspace (every path: `run`, `--watch`, the dashboard)
+        self.inputs_chain = InputsChain(schema)
 
     @property
     def aws_target(self) -> AwsTarget | None:
@@ -230,8 +235,15 @@ class Workspace:
         of answering with the previous run's widget or AlreadyExists; unless the event pins
         them (``pin``: edited in the session; a create naming a seed widget keeps its Name).
         Events built in code (no file: the scenarios', which make their own unique values) and
-        every other project's events are sent as written."""
-        if event.path is None or self.is_pinned(event) or not self.is_demo:
+        every other project's events are sent as written.
+
+        An ``inputs_N_update`` is sent with the identifier and previous state the SUCCESS of
+        ``inputs_N_create`` returned in this workspace, when the file has no identifier
+        (``project.InputsChain``); a pinned (edited) event is sent as the user wrote it."""
+        if event.path is None or self.is_pinned(event):
+            return event
+        event = self.inputs_chain.prepare(event)
+        if not self.is_demo:
             return event
         from cfn_debug.demo.runs import fresh_request
 
@@ -255,6 +267,32 @@ class Workspace:
         if not as_written:
             event = self.request_for(event)
         function_name, shape = self.function_for(event)
+        return self._recorded(self._stream(event, function_name, shape, options, control), event)
+
+    async def _recorded(
+        self, stream: AsyncIterator[ChainEvent], event: EventSpec
+    ) -> AsyncIterator[ChainEvent]:
+        """``stream``, with a SUCCESS of an inputs_N_create kept for its inputs_N_update."""
+        from cfn_debug.records import RunEnded
+
+        try:
+            async for chain_event in stream:
+                if isinstance(chain_event, RunEnded):
+                    self.inputs_chain.record(event, chain_event.run)
+                yield chain_event
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:  # a consumer that stops early closes the chain at once
+                await close()
+
+    def _stream(
+        self,
+        event: EventSpec,
+        function_name: str,
+        shape: Any,
+        options: ChainOptions,
+        control: ChainControl | None,
+    ) -> AsyncIterator[ChainEvent]:
         control = control or ChainControl()
         stream = run_chain(
             self.invoker,
