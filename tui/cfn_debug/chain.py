@@ -126,7 +126,7 @@ def _redact_result(
     beside it for the patterns to recognise) is caught by value. ``encode``: see redact_large.
     """
     progress = (
-        redact_large(result.progress, split_depth=2, encode=encode)
+        redact_large(result.progress, split_depth=2, encode=encode, scan_min=0)
         if result.progress is not None
         else None
     )
@@ -215,7 +215,8 @@ def build_step(
             action=action,
             function_name=function_name,
             # the models' members are encoded once (encodings) for the diffs and the secret scan
-            request=redact_large(request, split_depth=3, encode=encodings.of),
+            # scan_min 0: a part found clean by a scan of its encoding is not walked
+            request=redact_large(request, split_depth=3, encode=encodings.of, scan_min=0),
             result=_redact_result(result, credential_values(request), encodings.of),
             started_at=started_at,
             limit_s=action.limit_s,

@@ -333,7 +333,11 @@ _LARGE_MAX_DEPTH = 8
 
 
 def redact_large(
-    obj: Any, *, split_depth: int = 2, encode: Callable[[Any], bytes | None] | None = None
+    obj: Any,
+    *,
+    split_depth: int = 2,
+    encode: Callable[[Any], bytes | None] | None = None,
+    scan_min: int | None = None,
 ) -> Any:
     """``redact(obj)`` for a request or ProgressEvent that may carry multi-megabyte models.
 
@@ -341,26 +345,32 @@ def redact_large(
     least 64 KB of JSON that ``may_hold_secret`` finds clean is returned as it is, unwalked (a
     5 MB model: ~5 ms to encode and compare with a recent clean encoding, ~20 ms to scan, ~25 ms
     to walk). Everything else is ``redact``ed. ``encode`` is ``jsonfast.exact`` or a memo of it
-    (``diff.Encodings.of``, so a step's diffs reuse the encodings). The result equals
-    ``redact(obj)``, except that a tuple inside a part passed unwalked stays a tuple (``redact``
-    makes it a list; both encode as the same JSON array).
+    (``diff.Encodings.of``, so a step's diffs reuse the encodings). ``scan_min``: parts of fewer
+    bytes of JSON than this (default 64 KB) are walked rather than scanned (0: every part is
+    scanned first, and only the members of those that may hold a secret are walked). The result
+    equals ``redact(obj)``, except that a tuple inside a part passed unwalked stays a tuple
+    (``redact`` makes it a list; both encode as the same JSON array).
     """
     if encode is None:
         from cfn_debug.jsonfast import exact
 
         encode = exact
-    return _redact_large(obj, 0, split_depth, encode)
+    return _redact_large(obj, 0, split_depth, encode, _SCAN_MIN if scan_min is None else scan_min)
 
 
 def _redact_large(
-    obj: Any, depth: int, split_depth: int, encode: Callable[[Any], bytes | None]
+    obj: Any,
+    depth: int,
+    split_depth: int,
+    encode: Callable[[Any], bytes | None],
+    scan_min: int,
 ) -> Any:
     kind = type(obj)
     if kind is not dict and kind is not list:
         return redact(obj)
     if depth >= split_depth or kind is list:
         raw = encode(obj)
-        if raw is None or len(raw) < _SCAN_MIN:
+        if raw is None or len(raw) < scan_min:
             return redact(obj)
         if not may_hold_secret(raw):
             return obj
@@ -372,7 +382,7 @@ def _redact_large(
     for key, value in obj.items():
         value_kind = type(value)
         if (value_kind is dict or value_kind is list) and not _secret_key(key):
-            new = _redact_large(value, depth + 1, split_depth, encode)
+            new = _redact_large(value, depth + 1, split_depth, encode, scan_min)
         else:
             new = _redact_dict({key: value})[key]
         if new is not value:

@@ -27,6 +27,7 @@ from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
+from cfn_debug.jsonfast import exact
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.redact import redact, redacted_json
 
@@ -188,12 +189,7 @@ class Journal:
         if isinstance(event, StepCompleted):
             entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
             self._refer_to_repeated_context(event.run_id, event.step.index, entry)
-            # = _dumps(redact(entry)); its models' members are encoded by orjson unless they may
-            # hold a credential (a 5 MB model: ~10 ms instead of a redaction walk and json's
-            # ~100 ms); split_depth 5: entry, step, request, request, model are taken apart, so
-            # the parts are the ones build_step scanned (redact_large), found clean by bytes
-            # comparison (may_hold_secret remembers them)
-            line = redacted_json(entry, _dumps, split_depth=5)
+            line = _entry_line(entry)
             self._open()
             self._write_line(line)
         elif isinstance(event, RunStarted):
@@ -246,6 +242,24 @@ class Journal:
         self.close()
 
 
+#: Below this size (bytes of orjson's encoding) a step line is written by ``json.dumps`` whole:
+#: taking it apart (``redacted_json``) costs more than it saves.
+_WHOLE_LINE_MAX = 16 * 1024
+
+
+def _entry_line(entry: dict[str, Any]) -> str | bytes:
+    """``_dumps(redact(entry))``: so for a small entry (a walk and one ``json.dumps`` cost less
+    than taking it apart), by ``redacted_json`` for a large one."""
+    raw = exact(entry)
+    if raw is not None and len(raw) < _WHOLE_LINE_MAX:
+        return _dumps(redact(entry))
+    # its models' members are encoded by orjson unless they may hold a credential (a 5 MB
+    # model: ~10 ms instead of a redaction walk and json's ~100 ms); split_depth 5: entry,
+    # step, request, request, model are taken apart, so the parts are the ones build_step
+    # scanned (redact_large), found clean by bytes comparison (may_hold_secret remembers them)
+    return redacted_json(entry, _dumps, split_depth=5)
+
+
 def _same_context(value: Any, known: Any) -> bool:
     if value is known:
         return isinstance(value, dict) and bool(value)
@@ -287,9 +301,10 @@ def _step_dict(step: Step) -> dict[str, Any]:
     data["result"] = {**result.__dict__, "kind": result.kind.value}
     del data["result"]["aws_calls"]  # durable on the step (Step.aws_calls), not the result
     data["aws_calls"] = [c.to_dict() for c in step.aws_calls]
-    data["findings"] = [f.to_dict() for f in step.findings]
-    data["diff_request"] = [c.to_dict() for c in step.diff_request]
-    data["diff_previous"] = [c.to_dict() for c in step.diff_previous]
+    # Finding.to_dict and Change.to_dict without dataclasses.asdict's deep copy of each value
+    data["findings"] = [{**f.__dict__, "level": f.level.value} for f in step.findings]
+    data["diff_request"] = [{**c.__dict__, "kind": c.kind.value} for c in step.diff_request]
+    data["diff_previous"] = [{**c.__dict__, "kind": c.kind.value} for c in step.diff_previous]
     return data
 
 
