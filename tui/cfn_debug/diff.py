@@ -50,6 +50,7 @@ class Encodings:
         self._known: dict[int, tuple[Any, bytes | None]] = {}
         self._prints: dict[int, tuple[Any, list[bytes] | None]] = {}
         self._sets: dict[int, tuple[set[bytes], bool]] = {}  # by id of an array in _prints
+        self._positions: dict[int, dict[bytes, int]] = {}  # by id of an array in _prints
 
     def fingerprints(self, values: list[Any]) -> list[bytes] | None:
         """:func:`_fingerprints` of an array, computed once per step (an unordered array of the
@@ -86,6 +87,29 @@ class Encodings:
             Counter(self._prints[id(after)][1]),
         )
         return set(old_count - new_count) | set(new_count - old_count)
+
+    def positions(self, values: list[Any], wanted: set[bytes]) -> list[int] | None:
+        """The indices, ascending, of the elements of ``values`` (fingerprinted, its set made by
+        ``unpaired``) whose fingerprint is in ``wanted``; None when two of its fingerprints are
+        equal (the caller then scans). Found by looking each wanted fingerprint up in a map of
+        fingerprint to index, made once per step and kept across steps like the sets, instead
+        of a pass over the whole array for each comparison. None too for a short array (a
+        scan costs less than the map)."""
+        if len(values) < _ALIGN_MIN or not self._distinct(values)[1]:
+            return None
+        found = self._positions.get(id(values))
+        if found is None:
+            raw = self._content_key(values)
+            found = _RECENT_POSITIONS.get(raw) if raw is not None else None
+            if found is None:
+                prints = self._prints[id(values)][1] or []
+                found = dict(zip(prints, range(len(prints)), strict=True))
+                if raw is not None:
+                    if len(_RECENT_POSITIONS) >= _RECENT_LIMIT:
+                        del _RECENT_POSITIONS[next(iter(_RECENT_POSITIONS))]
+                    _RECENT_POSITIONS[raw] = found
+            self._positions[id(values)] = found
+        return sorted(found[p] for p in wanted if p in found)
 
     def _distinct(self, values: list[Any]) -> tuple[set[bytes], bool]:
         """The set of an array's fingerprints and whether they are all distinct (kept across
@@ -182,15 +206,15 @@ class _Differ:
         self, before: dict[str, Any], after: dict[str, Any], pointer: str, pattern: str
     ) -> None:
         for key, old in before.items():
-            child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
             if key not in after:
+                child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
                 self.changes.append(
                     Change(child, ChangeKind.REMOVED, old, None, self.note(child_pattern))
                 )
                 continue
             new = after[key]
             if not _identical(old, new, self.encodings):
-                self.walk(old, new, child, child_pattern)
+                self.walk(old, new, join_pointer(pointer, key), join_pointer(pattern, key))
         for key, new in after.items():
             if key not in before:
                 child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
@@ -268,13 +292,23 @@ class _Differ:
             # never be reported: only the elements of the other fingerprints need canonical
             # keys (once per distinct fingerprint: equal prints, equal keys), found by C loops.
             keys: dict[bytes, str] = {}
+            old_at = self.encodings.positions(before, touched)
+            new_at = self.encodings.positions(after, touched)
             old_keys = {
                 i: _key_of(keys, old_prints[i], before[i], self.schema, item_pattern)
-                for i in compress(range(len(before)), map(touched.__contains__, old_prints))
+                for i in (
+                    old_at
+                    if old_at is not None
+                    else compress(range(len(before)), map(touched.__contains__, old_prints))
+                )
             }
             new_keys = {
                 i: _key_of(keys, new_prints[i], after[i], self.schema, item_pattern)
-                for i in compress(range(len(after)), map(touched.__contains__, new_prints))
+                for i in (
+                    new_at
+                    if new_at is not None
+                    else compress(range(len(after)), map(touched.__contains__, new_prints))
+                )
             }
         else:
             old_keys = {
@@ -318,6 +352,7 @@ class _Differ:
 #: elements in the same order: the fingerprints hold). Oldest dropped first.
 _RECENT_PRINTS: dict[bytes, list[bytes]] = {}
 _RECENT_SETS: dict[bytes, tuple[set[bytes], bool]] = {}
+_RECENT_POSITIONS: dict[bytes, dict[bytes, int]] = {}
 _RECENT_LIMIT = 8
 
 _EXACT_SCALARS = frozenset({str, int, bool})
