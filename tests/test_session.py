@@ -191,3 +191,51 @@ def test_a_large_step_is_journaled_redacted_and_loads_back_whole(tmp_path) -> No
     assert back["Items"][:-1] == items[:-1]
     assert back["Items"][-1] == {"Key": "leak", "Value": REDACTED}
     assert back["Ratio"] != back["Ratio"]  # NaN, not null
+
+
+def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp_path) -> None:
+    """The journal writes a large step's models from the encodings build_step made for its diffs
+    and secret scan: the line means what json.dumps(redact(entry)) means, credentials redacted,
+    and is the line written when no such encodings are at hand."""
+    from cfn_debug import diff
+    from cfn_debug.chain import build_step
+    from cfn_debug.invoke.outcome import classify
+    from cfn_debug.redact import redact
+    from cfn_debug.schema import load_schema
+    from cfn_debug.session import _dumps, _step_dict
+
+    schema = load_schema(Path(__file__).parent / "fixtures" / "schemas" / "widget.json")
+    tags = [{"Key": f"key-{i:05d}", "Value": f"value-{i:05d}"} for i in range(3000)]
+    desired = {"Name": "w", "Tags": tags}
+    added = {"Key": "k", "Value": "\u00e9"}  # not ASCII: written as UTF-8
+    returned = {**desired, "WidgetId": "w-1", "Tags": [*reversed(tags), added]}
+    request = {
+        "credentials": {"accessKeyId": "AKIAABCDEFGHIJKLMNOP", "secretAccessKey": "s" * 40},
+        "request": {"desiredResourceState": desired, "clientRequestToken": "t"},
+    }
+    answer = json.dumps({"status": "SUCCESS", "resourceModel": returned}).encode()
+    step = build_step(
+        index=0,
+        action=Action.CREATE,
+        function_name="F",
+        request=request,
+        result=classify(answer, duration_s=0.1),
+        started_at="now",
+        schema=schema,
+        desired=desired,
+        previous=None,
+        original_desired=desired,
+        previous_steps=[],
+    )
+    assert diff.step_encodings(step) is not None
+    with Journal(tmp_path / "from-step.jsonl") as journal:
+        journal.record(StepCompleted("r1", step))
+    diff._STEP_ENCODINGS.clear()
+    with Journal(tmp_path / "afresh.jsonl") as journal:
+        journal.record(StepCompleted("r1", step))
+    line = (tmp_path / "from-step.jsonl").read_bytes().splitlines()[1]
+    assert len(line) > 100_000
+    assert line == (tmp_path / "afresh.jsonl").read_bytes().splitlines()[1]
+    expected = {"type": "step", "run_id": "r1", "step": _step_dict(step)}
+    assert json.loads(line) == json.loads(_dumps(redact(expected)))
+    assert b"AKIAABCDEFGHIJKLMNOP" not in line

@@ -51,6 +51,7 @@ class Encodings:
         self._prints: dict[int, tuple[Any, list[bytes] | None]] = {}
         self._sets: dict[int, tuple[set[bytes], bool]] = {}  # by id of an array in _prints
         self._positions: dict[int, dict[bytes, int]] = {}  # by id of an array in _prints
+        self._content: dict[int, bytes] = {}  # by id of an array in _known; b"": no key
 
     def fingerprints(self, values: list[Any]) -> list[bytes] | None:
         """:func:`_fingerprints` of an array, computed once per step (an unordered array of the
@@ -134,8 +135,13 @@ class Encodings:
         array or one with a null (None and NaN both encode as null, and fingerprint apart)."""
         if len(values) < _ALIGN_MIN:
             return None
-        raw = self.of(values)
-        return raw if raw is not None and b"null" not in raw else None
+        known = self._content.get(id(values))  # asked for several times a step: scanned once
+        if known is None:
+            raw = self.of(values)  # the array is held by _known: its id is not reused
+            known = self._content[id(values)] = (
+                raw if raw is not None and b"null" not in raw else b""
+            )
+        return known or None
 
     def of(self, value: Any) -> bytes | None:
         known = self._known.get(id(value))
@@ -144,6 +150,27 @@ class Encodings:
         raw = exact(value)
         self._known[id(value)] = (value, raw)
         return raw
+
+
+#: The last steps build_step made, each with the Encodings its redaction and diffs used (newest
+#: first): the journal writes a step's models from those bytes instead of encoding them again.
+_STEP_ENCODINGS: list[tuple[Any, Encodings]] = []
+_STEPS_KEPT = 2
+
+
+def remember_step_encodings(step: Any, encodings: Encodings) -> None:
+    """Keep ``encodings`` for the journal line of ``step`` (build_step calls it as it returns
+    the step; nothing changes a step's models afterwards)."""
+    _STEP_ENCODINGS.insert(0, (step, encodings))
+    del _STEP_ENCODINGS[_STEPS_KEPT:]
+
+
+def step_encodings(step: Any) -> Encodings | None:
+    """The Encodings ``step`` was built with, if it is one of the last few steps built."""
+    for known, encodings in _STEP_ENCODINGS:
+        if known is step:
+            return encodings
+    return None
 
 
 def diff_models(

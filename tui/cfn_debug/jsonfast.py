@@ -54,7 +54,8 @@ class Splicer:
     ``slow(value)`` is the reference encoder (compact separators: ``,`` and ``:``);
     ``member(key, value)`` encodes one member's value of an object (defaults to ``slow``); a
     member is split up further only if ``descend(key)``; an orjson encoding is used only if
-    ``clean(raw)``. ``ensure_ascii`` must be what ``slow`` uses for keys.
+    ``clean(raw)``. ``ensure_ascii`` must be what ``slow`` uses for keys. ``encode`` is
+    :func:`exact` or a memo of it (the encodings a step's diffs made).
     """
 
     def __init__(
@@ -66,7 +67,9 @@ class Splicer:
         clean: Callable[[bytes], bool] = lambda raw: True,
         ensure_ascii: bool = False,
         split_depth: int = 0,
+        encode: Callable[[Any], bytes | None] = exact,
     ) -> None:
+        self.encode_exact = encode
         self.slow = slow
         self.member = member or (lambda key, value: slow(value))
         self.descend = descend
@@ -76,9 +79,13 @@ class Splicer:
 
     def encode(self, value: Any) -> bytes:
         """``slow(value)`` in meaning, as UTF-8."""
+        return b"".join(self.parts(value))  # one copy of the (large) parts, not one per level
+
+    def parts(self, value: Any) -> list[bytes]:
+        """:meth:`encode` in pieces, not joined (a writer can hand them to ``os.writev``)."""
         parts: list[bytes] = []
         self._text(value, 0, parts)
-        return b"".join(parts)  # one copy of the (large) parts, not one per level
+        return parts
 
     def _slow(self, value: Any) -> bytes:
         return self.slow(value).encode("utf-8", "backslashreplace")
@@ -89,7 +96,7 @@ class Splicer:
             out.append(self._slow(value))
             return
         if depth >= self.split_depth and not (kind is dict and self._dirty_keys(value)):
-            raw = exact(value)
+            raw = self.encode_exact(value)
             if raw is None:
                 out.append(self._slow(value))
                 return
