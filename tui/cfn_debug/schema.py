@@ -533,7 +533,8 @@ class ResourceSchema:
                 raw = encode(value)
                 # a null may be None or NaN (both encode as null): such a subtree is not kept
                 if raw is not None and len(raw) >= _SUBTREE_MIN and b"null" not in raw:
-                    digest = (key, len(raw), hashlib.blake2b(raw, digest_size=16).digest())
+                    # sha256: twice as fast as blake2b where the CPU has SHA instructions
+                    digest = (key, len(raw), hashlib.sha256(raw).digest())
                     if digest in self._valid_subtrees:
                         continue
                     fresh.append(digest)
