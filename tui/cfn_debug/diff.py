@@ -20,7 +20,7 @@ from itertools import compress, islice, repeat
 from operator import ne
 from typing import Any
 
-from cfn_debug.jsonfast import exact
+from cfn_debug.jsonfast import exact, holds
 from cfn_debug.records import Change, ChangeKind
 from cfn_debug.schema import ResourceSchema, join_pointer
 
@@ -139,7 +139,7 @@ class Encodings:
         if known is None:
             raw = self.of(values)  # the array is held by _known: its id is not reused
             known = self._content[id(values)] = (
-                raw if raw is not None and b"null" not in raw else b""
+                raw if raw is not None and not holds(raw, b"null") else b""
             )
         return known or None
 
@@ -267,7 +267,7 @@ class _Differ:
         raw_before, raw_after = self.encodings.of(before), self.encodings.of(after)
         if raw_before is None or raw_after is None:
             return None
-        if any(b in raw for raw in (raw_before, raw_after) for b in (b"true", b"false")):
+        if any(holds(raw, b) for raw in (raw_before, raw_after) for b in (b"true", b"false")):
             return None
         differing.extend(range(common, max(len(before), len(after))))
         return differing
@@ -484,7 +484,7 @@ def _identical(a: Any, b: Any, encodings: Encodings) -> bool:
         if raw_a is not None and raw_b is not None:
             if raw_a != raw_b:
                 return False
-            return b"null" not in raw_a or a == b
+            return not holds(raw_a, b"null") or a == b
         if a != b:
             return False
         # marshal (version 2: no shared references) is an exact encoding that tells true from

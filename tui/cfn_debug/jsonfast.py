@@ -48,6 +48,30 @@ def exact(value: Any) -> bytes | None:
         return None
 
 
+#: Encodings at least this long have what ``holds`` finds in them remembered.
+_REMEMBER_MIN = 64 * 1024
+_REMEMBERED = 16
+#: id of a large encoding -> (the encoding, {mark: whether it holds it}); the encodings are held,
+#: so no id is reused while its entry lives, and bytes never change: the answers stay true.
+_HOLDS: dict[int, tuple[bytes, dict[bytes, bool]]] = {}
+
+
+def holds(raw: bytes, mark: bytes) -> bool:
+    """``mark in raw``, remembered for the last few large encodings: a step asks it of the same
+    5 MB encoding several times (the diffs, the schema check, the journal each look for null)."""
+    if len(raw) < _REMEMBER_MIN:
+        return mark in raw
+    known = _HOLDS.get(id(raw))
+    if known is None or known[0] is not raw:
+        if len(_HOLDS) >= _REMEMBERED:
+            del _HOLDS[next(iter(_HOLDS))]
+        known = _HOLDS[id(raw)] = (raw, {})
+    found = known[1].get(mark)
+    if found is None:
+        found = known[1][mark] = mark in raw
+    return found
+
+
 class Splicer:
     """Encode JSON-like values the way ``slow`` does, using orjson for the parts where it can.
 
@@ -100,7 +124,7 @@ class Splicer:
             if raw is None:
                 out.append(self._slow(value))
                 return
-            if b"null" not in raw and self.clean(raw):
+            if not holds(raw, b"null") and self.clean(raw):
                 out.append(raw)
                 return
             if len(raw) < SPLIT_MIN:
@@ -141,7 +165,7 @@ class Splicer:
             raw = exact(chunk)
             if start:
                 out.append(b",")
-            if raw is not None and b"null" not in raw and self.clean(raw):
+            if raw is not None and not holds(raw, b"null") and self.clean(raw):
                 out.append(raw[1:-1])
             else:
                 out.append(self._slow(chunk)[1:-1])
