@@ -50,7 +50,7 @@ def exact(value: Any) -> bytes | None:
 
 #: Encodings at least this long have what ``holds`` finds in them remembered.
 _REMEMBER_MIN = 64 * 1024
-_REMEMBERED = 16
+_REMEMBERED = 8  # a step looks at ~5 large encodings; each held costs its size
 #: id of a large encoding -> (the encoding, {mark: whether it holds it}); the encodings are held,
 #: so no id is reused while its entry lives, and bytes never change: the answers stay true.
 _HOLDS: dict[int, tuple[bytes, dict[bytes, bool]]] = {}
