@@ -239,3 +239,40 @@ def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp
     expected = {"type": "step", "run_id": "r1", "step": _step_dict(step)}
     assert json.loads(line) == json.loads(_dumps(redact(expected)))
     assert b"AKIAABCDEFGHIJKLMNOP" not in line
+
+
+def test_a_line_in_pieces_is_written_whole_and_in_order_through_short_writes(
+    tmp_path, monkeypatch
+) -> None:
+    """A large line goes to writev in pieces: more pieces than one call takes (IOV_MAX), and
+    short writes (the kernel may write less than asked: a signal, a file size limit; here each
+    real writev is given at most 100,000 bytes) that cut a piece in the middle lose nothing."""
+    import os
+
+    from cfn_debug import session
+
+    real_writev = os.writev
+    calls: list[int] = []
+
+    def short_writev(descriptor: int, buffers: list[memoryview]) -> int:
+        taken, room = [], 100_000
+        for buffer in buffers:
+            if room <= 0:
+                break
+            taken.append(buffer[:room])
+            room -= len(taken[-1])
+        assert len(buffers) <= 1024  # IOV_MAX
+        calls.append(len(buffers))
+        return real_writev(descriptor, taken)
+
+    monkeypatch.setattr(session.os, "writev", short_writev)
+    pieces = [bytes([65 + i % 26]) * (i % 700) for i in range(3000)]
+    pieces.insert(1500, b"x" * 300_000)
+    path = tmp_path / "pieces"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        session._write_all(descriptor, pieces)
+    finally:
+        os.close(descriptor)
+    assert path.read_bytes() == b"".join(pieces)
+    assert len(calls) > 3
