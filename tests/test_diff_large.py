@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -146,3 +147,40 @@ def test_none_and_nan_encode_alike_but_are_never_taken_for_each_other() -> None:
     assert diff_models({"Tags": with_none}, {"Tags": reordered}, SCHEMA) == []
     changes = diff_models({"Tags": with_none}, {"Tags": list(reversed(with_nan))}, SCHEMA)
     assert len(changes) == 600
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    st.integers(256, 600),
+    st.lists(_mutation, max_size=40),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+def test_positions_looked_up_report_the_changes_a_scan_reports(
+    size: int, mutations: list[tuple[str, int]], shuffle: bool, rnd: Any
+) -> None:
+    """The indices of the unpaired elements of a long array are looked up in a map of
+    fingerprint to index (kept across steps) rather than scanned for: the same changes, in the
+    same order, at the same pointers, as the scan."""
+    before: list[Any] = _tags(size)
+    after: list[Any] = json.loads(json.dumps(before))
+    for kind, at in mutations:
+        index = at % len(after)
+        if kind == "value":
+            after[index]["Value"] = f"v{at}"
+        elif kind == "bool":
+            after[index]["Value"] = at % 2 == 0
+        elif kind == "drop" and len(after) > 1:
+            del after[index]
+        elif kind == "add":
+            after.insert(index, {"Key": f"n{at}", "Value": "n"})
+        elif kind == "dup":
+            after.append(copy.deepcopy(after[index]))
+    if shuffle:
+        rnd.shuffle(after)
+    looked_up = diff_models({"Tags": before}, {"Tags": after}, SCHEMA)
+    again = diff_models({"Tags": before}, {"Tags": json.loads(json.dumps(after))}, SCHEMA)
+    with mock.patch.object(Encodings, "positions", lambda self, values, wanted: None):
+        scanned = diff_models({"Tags": before}, {"Tags": after}, SCHEMA)
+    assert looked_up == scanned
+    assert again == scanned  # the maps kept across steps (same content, new objects)

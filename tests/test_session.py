@@ -191,3 +191,88 @@ def test_a_large_step_is_journaled_redacted_and_loads_back_whole(tmp_path) -> No
     assert back["Items"][:-1] == items[:-1]
     assert back["Items"][-1] == {"Key": "leak", "Value": REDACTED}
     assert back["Ratio"] != back["Ratio"]  # NaN, not null
+
+
+def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp_path) -> None:
+    """The journal writes a large step's models from the encodings build_step made for its diffs
+    and secret scan: the line means what json.dumps(redact(entry)) means, credentials redacted,
+    and is the line written when no such encodings are at hand."""
+    from cfn_debug import diff
+    from cfn_debug.chain import build_step
+    from cfn_debug.invoke.outcome import classify
+    from cfn_debug.redact import redact
+    from cfn_debug.schema import load_schema
+    from cfn_debug.session import _dumps, _step_dict
+
+    schema = load_schema(Path(__file__).parent / "fixtures" / "schemas" / "widget.json")
+    tags = [{"Key": f"key-{i:05d}", "Value": f"value-{i:05d}"} for i in range(3000)]
+    desired = {"Name": "w", "Tags": tags}
+    added = {"Key": "k", "Value": "\u00e9"}  # not ASCII: written as UTF-8
+    returned = {**desired, "WidgetId": "w-1", "Tags": [*reversed(tags), added]}
+    request = {
+        "credentials": {"accessKeyId": "AKIAABCDEFGHIJKLMNOP", "secretAccessKey": "s" * 40},
+        "request": {"desiredResourceState": desired, "clientRequestToken": "t"},
+    }
+    answer = json.dumps({"status": "SUCCESS", "resourceModel": returned}).encode()
+    step = build_step(
+        index=0,
+        action=Action.CREATE,
+        function_name="F",
+        request=request,
+        result=classify(answer, duration_s=0.1),
+        started_at="now",
+        schema=schema,
+        desired=desired,
+        previous=None,
+        original_desired=desired,
+        previous_steps=[],
+    )
+    assert diff.step_encodings(step) is not None
+    with Journal(tmp_path / "from-step.jsonl") as journal:
+        journal.record(StepCompleted("r1", step))
+    diff._STEP_ENCODINGS.clear()
+    with Journal(tmp_path / "afresh.jsonl") as journal:
+        journal.record(StepCompleted("r1", step))
+    line = (tmp_path / "from-step.jsonl").read_bytes().splitlines()[1]
+    assert len(line) > 100_000
+    assert line == (tmp_path / "afresh.jsonl").read_bytes().splitlines()[1]
+    expected = {"type": "step", "run_id": "r1", "step": _step_dict(step)}
+    assert json.loads(line) == json.loads(_dumps(redact(expected)))
+    assert b"AKIAABCDEFGHIJKLMNOP" not in line
+
+
+def test_a_line_in_pieces_is_written_whole_and_in_order_through_short_writes(
+    tmp_path, monkeypatch
+) -> None:
+    """A large line goes to writev in pieces: more pieces than one call takes (IOV_MAX), and
+    short writes (the kernel may write less than asked: a signal, a file size limit; here each
+    real writev is given at most 100,000 bytes) that cut a piece in the middle lose nothing."""
+    import os
+
+    from cfn_debug import session
+
+    real_writev = os.writev
+    calls: list[int] = []
+
+    def short_writev(descriptor: int, buffers: list[memoryview]) -> int:
+        taken, room = [], 100_000
+        for buffer in buffers:
+            if room <= 0:
+                break
+            taken.append(buffer[:room])
+            room -= len(taken[-1])
+        assert len(buffers) <= 1024  # IOV_MAX
+        calls.append(len(buffers))
+        return real_writev(descriptor, taken)
+
+    monkeypatch.setattr(session.os, "writev", short_writev)
+    pieces = [bytes([65 + i % 26]) * (i % 700) for i in range(3000)]
+    pieces.insert(1500, b"x" * 300_000)
+    path = tmp_path / "pieces"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        session._write_all(descriptor, pieces)
+    finally:
+        os.close(descriptor)
+    assert path.read_bytes() == b"".join(pieces)
+    assert len(calls) > 3

@@ -66,3 +66,34 @@ def test_drop_patterns_with_shared_subtrees() -> None:
 @given(_models)
 def test_has_null_agrees_with_the_pointer_walk(model: dict[str, Any]) -> None:
     assert _has_null(model) == bool(_nulls(model, ""))
+
+
+_nan_values = st.recursive(
+    _leaves | st.just(float("nan")),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["A", "B", "C"]), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["A", "B", "C", "D"]), _nan_values, max_size=4))
+def test_may_have_null_by_member_encodings_agrees_with_the_pointer_walk(
+    model: dict[str, Any],
+) -> None:
+    """The null check reads the exact encodings of the model's members (remembered, shared with
+    the diffs): NaN encodes as null too, and is no null property."""
+    from cfn_debug import jsonfast
+    from cfn_debug.contract.checks import _may_have_null
+    from cfn_debug.diff import Encodings
+
+    ctx = type("Ctx", (), {"encodings": Encodings()})()
+    padded = {**model, "Pad": ["x" * 64] * 2000}  # a member past the size whose scan is kept
+    for value in (model, padded):
+        expected = bool(_nulls(value, ""))
+        assert _may_have_null(ctx, value) is expected
+        assert _may_have_null(ctx, value) is expected  # asked again: remembered answers
+    assert _may_have_null(type("Ctx", (), {"encodings": None})(), model) is bool(_nulls(model, ""))
+    assert jsonfast.holds(b"[null]" * 20_000, b"null")

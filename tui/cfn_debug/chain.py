@@ -126,7 +126,7 @@ def _redact_result(
     beside it for the patterns to recognise) is caught by value. ``encode``: see redact_large.
     """
     progress = (
-        redact_large(result.progress, split_depth=2, encode=encode)
+        redact_large(result.progress, split_depth=2, encode=encode, scan_min=0)
         if result.progress is not None
         else None
     )
@@ -172,7 +172,7 @@ def build_step(
         original_desired: dict[str, Any] | None,
     ) -> Step:
         step_context, check_step, _, diff_models = _checks()
-        from cfn_debug.diff import Encodings
+        from cfn_debug.diff import Encodings, remember_step_encodings
 
         # one encoding per large model for this step's three diffs (request, previous, requested)
         encodings = Encodings()
@@ -210,12 +210,13 @@ def build_step(
             raise  # too deep: handled below by recording the answer as such
         except Exception as error:  # a bug in the checks: keep the step, say so, blame no one
             findings.append(internal_error_finding(error, index))
-        return Step(
+        step = Step(
             index=index,
             action=action,
             function_name=function_name,
             # the models' members are encoded once (encodings) for the diffs and the secret scan
-            request=redact_large(request, split_depth=3, encode=encodings.of),
+            # scan_min 0: a part found clean by a scan of its encoding is not walked
+            request=redact_large(request, split_depth=3, encode=encodings.of, scan_min=0),
             result=_redact_result(result, credential_values(request), encodings.of),
             started_at=started_at,
             limit_s=action.limit_s,
@@ -225,6 +226,9 @@ def build_step(
             diff_previous=diff_previous,
             aws_calls=list(result.aws_calls),
         )
+        # and once more for its journal line (the same model objects, unchanged since)
+        remember_step_encodings(step, encodings)
+        return step
 
     if result.aws_calls:  # redacted, and the call that raised marked, before the checks cite it
         crash = (

@@ -20,7 +20,7 @@ from itertools import compress, islice, repeat
 from operator import ne
 from typing import Any
 
-from cfn_debug.jsonfast import exact
+from cfn_debug.jsonfast import exact, holds
 from cfn_debug.records import Change, ChangeKind
 from cfn_debug.schema import ResourceSchema, join_pointer
 
@@ -50,6 +50,8 @@ class Encodings:
         self._known: dict[int, tuple[Any, bytes | None]] = {}
         self._prints: dict[int, tuple[Any, list[bytes] | None]] = {}
         self._sets: dict[int, tuple[set[bytes], bool]] = {}  # by id of an array in _prints
+        self._positions: dict[int, dict[bytes, int]] = {}  # by id of an array in _prints
+        self._content: dict[int, bytes] = {}  # by id of an array in _known; b"": no key
 
     def fingerprints(self, values: list[Any]) -> list[bytes] | None:
         """:func:`_fingerprints` of an array, computed once per step (an unordered array of the
@@ -85,6 +87,29 @@ class Encodings:
         )
         return set(old_count - new_count) | set(new_count - old_count)
 
+    def positions(self, values: list[Any], wanted: set[bytes]) -> list[int] | None:
+        """The indices, ascending, of the elements of ``values`` (fingerprinted, its set made by
+        ``unpaired``) whose fingerprint is in ``wanted``; None when two of its fingerprints are
+        equal (the caller then scans). Found by looking each wanted fingerprint up in a map of
+        fingerprint to index, made once per step and kept across steps like the sets, instead
+        of a pass over the whole array for each comparison. None too for a short array (a
+        scan costs less than the map)."""
+        if len(values) < _ALIGN_MIN or not self._distinct(values)[1]:
+            return None
+        found = self._positions.get(id(values))
+        if found is None:
+            raw = self._content_key(values)
+            found = _RECENT_POSITIONS.get(raw) if raw is not None else None
+            if found is None:
+                prints = self._prints[id(values)][1] or []
+                found = dict(zip(prints, range(len(prints)), strict=True))
+                if raw is not None:
+                    if len(_RECENT_POSITIONS) >= _RECENT_LIMIT:
+                        del _RECENT_POSITIONS[next(iter(_RECENT_POSITIONS))]
+                    _RECENT_POSITIONS[raw] = found
+            self._positions[id(values)] = found
+        return sorted(found[p] for p in wanted if p in found)
+
     def _distinct(self, values: list[Any]) -> tuple[set[bytes], bool]:
         """The set of an array's fingerprints and whether they are all distinct (kept across
         steps like the fingerprints; the set is never changed in place)."""
@@ -106,8 +131,13 @@ class Encodings:
         array or one with a null (None and NaN both encode as null, and fingerprint apart)."""
         if len(values) < _ALIGN_MIN:
             return None
-        raw = self.of(values)
-        return raw if raw is not None and b"null" not in raw else None
+        known = self._content.get(id(values))  # asked for several times a step: scanned once
+        if known is None:
+            raw = self.of(values)  # the array is held by _known: its id is not reused
+            known = self._content[id(values)] = (
+                raw if raw is not None and not holds(raw, b"null") else b""
+            )
+        return known or None
 
     def of(self, value: Any) -> bytes | None:
         known = self._known.get(id(value))
@@ -116,6 +146,27 @@ class Encodings:
         raw = exact(value)
         self._known[id(value)] = (value, raw)
         return raw
+
+
+#: The last steps build_step made, each with the Encodings its redaction and diffs used (newest
+#: first): the journal writes a step's models from those bytes instead of encoding them again.
+_STEP_ENCODINGS: list[tuple[Any, Encodings]] = []
+_STEPS_KEPT = 2
+
+
+def remember_step_encodings(step: Any, encodings: Encodings) -> None:
+    """Keep ``encodings`` for the journal line of ``step`` (build_step calls it as it returns
+    the step; nothing changes a step's models afterwards)."""
+    _STEP_ENCODINGS.insert(0, (step, encodings))
+    del _STEP_ENCODINGS[_STEPS_KEPT:]
+
+
+def step_encodings(step: Any) -> Encodings | None:
+    """The Encodings ``step`` was built with, if it is one of the last few steps built."""
+    for known, encodings in _STEP_ENCODINGS:
+        if known is step:
+            return encodings
+    return None
 
 
 def diff_models(
@@ -178,15 +229,15 @@ class _Differ:
         self, before: dict[str, Any], after: dict[str, Any], pointer: str, pattern: str
     ) -> None:
         for key, old in before.items():
-            child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
             if key not in after:
+                child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
                 self.changes.append(
                     Change(child, ChangeKind.REMOVED, old, None, self.note(child_pattern))
                 )
                 continue
             new = after[key]
             if not _identical(old, new, self.encodings):
-                self.walk(old, new, child, child_pattern)
+                self.walk(old, new, join_pointer(pointer, key), join_pointer(pattern, key))
         for key, new in after.items():
             if key not in before:
                 child, child_pattern = join_pointer(pointer, key), join_pointer(pattern, key)
@@ -212,7 +263,7 @@ class _Differ:
         raw_before, raw_after = self.encodings.of(before), self.encodings.of(after)
         if raw_before is None or raw_after is None:
             return None
-        if any(b in raw for raw in (raw_before, raw_after) for b in (b"true", b"false")):
+        if any(holds(raw, b) for raw in (raw_before, raw_after) for b in (b"true", b"false")):
             return None
         differing.extend(range(common, max(len(before), len(after))))
         return differing
@@ -264,13 +315,23 @@ class _Differ:
             # never be reported: only the elements of the other fingerprints need canonical
             # keys (once per distinct fingerprint: equal prints, equal keys), found by C loops.
             keys: dict[bytes, str] = {}
+            old_at = self.encodings.positions(before, touched)
+            new_at = self.encodings.positions(after, touched)
             old_keys = {
                 i: _key_of(keys, old_prints[i], before[i], self.schema, item_pattern)
-                for i in compress(range(len(before)), map(touched.__contains__, old_prints))
+                for i in (
+                    old_at
+                    if old_at is not None
+                    else compress(range(len(before)), map(touched.__contains__, old_prints))
+                )
             }
             new_keys = {
                 i: _key_of(keys, new_prints[i], after[i], self.schema, item_pattern)
-                for i in compress(range(len(after)), map(touched.__contains__, new_prints))
+                for i in (
+                    new_at
+                    if new_at is not None
+                    else compress(range(len(after)), map(touched.__contains__, new_prints))
+                )
             }
         else:
             old_keys = {
@@ -314,6 +375,7 @@ class _Differ:
 #: elements in the same order: the fingerprints hold). Least recently used dropped first.
 _RECENT_PRINTS: dict[bytes, list[bytes]] = {}
 _RECENT_SETS: dict[bytes, tuple[set[bytes], bool]] = {}
+_RECENT_POSITIONS: dict[bytes, dict[bytes, int]] = {}
 _RECENT_LIMIT = 8
 #: ... and at most about this many bytes each (_cost): they outlive the session's runs, and 8
 #: arrays of 250,000 short strings held ~500 MB for good.
@@ -446,7 +508,7 @@ def _identical(a: Any, b: Any, encodings: Encodings) -> bool:
         if raw_a is not None and raw_b is not None:
             if raw_a != raw_b:
                 return False
-            return b"null" not in raw_a or a == b
+            return not holds(raw_a, b"null") or a == b
         if a != b:
             return False
         # marshal (version 2: no shared references) is an exact encoding that tells true from

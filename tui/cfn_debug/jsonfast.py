@@ -48,13 +48,38 @@ def exact(value: Any) -> bytes | None:
         return None
 
 
+#: Encodings at least this long have what ``holds`` finds in them remembered.
+_REMEMBER_MIN = 64 * 1024
+_REMEMBERED = 8  # a step looks at ~5 large encodings; each held costs its size
+#: id of a large encoding -> (the encoding, {mark: whether it holds it}); the encodings are held,
+#: so no id is reused while its entry lives, and bytes never change: the answers stay true.
+_HOLDS: dict[int, tuple[bytes, dict[bytes, bool]]] = {}
+
+
+def holds(raw: bytes, mark: bytes) -> bool:
+    """``mark in raw``, remembered for the last few large encodings: a step asks it of the same
+    5 MB encoding several times (the diffs, the schema check, the journal each look for null)."""
+    if len(raw) < _REMEMBER_MIN:
+        return mark in raw
+    known = _HOLDS.get(id(raw))
+    if known is None or known[0] is not raw:
+        if len(_HOLDS) >= _REMEMBERED:
+            del _HOLDS[next(iter(_HOLDS))]
+        known = _HOLDS[id(raw)] = (raw, {})
+    found = known[1].get(mark)
+    if found is None:
+        found = known[1][mark] = mark in raw
+    return found
+
+
 class Splicer:
     """Encode JSON-like values the way ``slow`` does, using orjson for the parts where it can.
 
     ``slow(value)`` is the reference encoder (compact separators: ``,`` and ``:``);
     ``member(key, value)`` encodes one member's value of an object (defaults to ``slow``); a
     member is split up further only if ``descend(key)``; an orjson encoding is used only if
-    ``clean(raw)``. ``ensure_ascii`` must be what ``slow`` uses for keys.
+    ``clean(raw)``. ``ensure_ascii`` must be what ``slow`` uses for keys. ``encode`` is
+    :func:`exact` or a memo of it (the encodings a step's diffs made).
     """
 
     def __init__(
@@ -66,7 +91,9 @@ class Splicer:
         clean: Callable[[bytes], bool] = lambda raw: True,
         ensure_ascii: bool = False,
         split_depth: int = 0,
+        encode: Callable[[Any], bytes | None] = exact,
     ) -> None:
+        self.encode_exact = encode
         self.slow = slow
         self.member = member or (lambda key, value: slow(value))
         self.descend = descend
@@ -76,9 +103,13 @@ class Splicer:
 
     def encode(self, value: Any) -> bytes:
         """``slow(value)`` in meaning, as UTF-8."""
+        return b"".join(self.parts(value))  # one copy of the (large) parts, not one per level
+
+    def parts(self, value: Any) -> list[bytes]:
+        """:meth:`encode` in pieces, not joined (a writer can hand them to ``os.writev``)."""
         parts: list[bytes] = []
         self._text(value, 0, parts)
-        return b"".join(parts)  # one copy of the (large) parts, not one per level
+        return parts
 
     def _slow(self, value: Any) -> bytes:
         return self.slow(value).encode("utf-8", "backslashreplace")
@@ -89,11 +120,11 @@ class Splicer:
             out.append(self._slow(value))
             return
         if depth >= self.split_depth and not (kind is dict and self._dirty_keys(value)):
-            raw = exact(value)
+            raw = self.encode_exact(value)
             if raw is None:
                 out.append(self._slow(value))
                 return
-            if b"null" not in raw and self.clean(raw):
+            if not holds(raw, b"null") and self.clean(raw):
                 out.append(raw)
                 return
             if len(raw) < SPLIT_MIN:
@@ -134,7 +165,7 @@ class Splicer:
             raw = exact(chunk)
             if start:
                 out.append(b",")
-            if raw is not None and b"null" not in raw and self.clean(raw):
+            if raw is not None and not holds(raw, b"null") and self.clean(raw):
                 out.append(raw[1:-1])
             else:
                 out.append(self._slow(chunk)[1:-1])

@@ -333,7 +333,11 @@ _LARGE_MAX_DEPTH = 8
 
 
 def redact_large(
-    obj: Any, *, split_depth: int = 2, encode: Callable[[Any], bytes | None] | None = None
+    obj: Any,
+    *,
+    split_depth: int = 2,
+    encode: Callable[[Any], bytes | None] | None = None,
+    scan_min: int | None = None,
 ) -> Any:
     """``redact(obj)`` for a request or ProgressEvent that may carry multi-megabyte models.
 
@@ -341,26 +345,32 @@ def redact_large(
     least 64 KB of JSON that ``may_hold_secret`` finds clean is returned as it is, unwalked (a
     5 MB model: ~5 ms to encode and compare with a recent clean encoding, ~20 ms to scan, ~25 ms
     to walk). Everything else is ``redact``ed. ``encode`` is ``jsonfast.exact`` or a memo of it
-    (``diff.Encodings.of``, so a step's diffs reuse the encodings). The result equals
-    ``redact(obj)``, except that a tuple inside a part passed unwalked stays a tuple (``redact``
-    makes it a list; both encode as the same JSON array).
+    (``diff.Encodings.of``, so a step's diffs reuse the encodings). ``scan_min``: parts of fewer
+    bytes of JSON than this (default 64 KB) are walked rather than scanned (0: every part is
+    scanned first, and only the members of those that may hold a secret are walked). The result
+    equals ``redact(obj)``, except that a tuple inside a part passed unwalked stays a tuple
+    (``redact`` makes it a list; both encode as the same JSON array).
     """
     if encode is None:
         from cfn_debug.jsonfast import exact
 
         encode = exact
-    return _redact_large(obj, 0, split_depth, encode)
+    return _redact_large(obj, 0, split_depth, encode, _SCAN_MIN if scan_min is None else scan_min)
 
 
 def _redact_large(
-    obj: Any, depth: int, split_depth: int, encode: Callable[[Any], bytes | None]
+    obj: Any,
+    depth: int,
+    split_depth: int,
+    encode: Callable[[Any], bytes | None],
+    scan_min: int,
 ) -> Any:
     kind = type(obj)
     if kind is not dict and kind is not list:
         return redact(obj)
     if depth >= split_depth or kind is list:
         raw = encode(obj)
-        if raw is None or len(raw) < _SCAN_MIN:
+        if raw is None or len(raw) < scan_min:
             return redact(obj)
         if not may_hold_secret(raw):
             return obj
@@ -372,7 +382,7 @@ def _redact_large(
     for key, value in obj.items():
         value_kind = type(value)
         if (value_kind is dict or value_kind is list) and not _secret_key(key):
-            new = _redact_large(value, depth + 1, split_depth, encode)
+            new = _redact_large(value, depth + 1, split_depth, encode, scan_min)
         else:
             new = _redact_dict({key: value})[key]
         if new is not value:
@@ -385,14 +395,26 @@ def _redact_large(
 
 
 def redacted_json(obj: Any, dumps: Callable[[Any], str], *, split_depth: int = 0) -> bytes:
-    """``dumps(redact(obj))`` as UTF-8, in a fraction of the time for large models.
+    """``dumps(redact(obj))`` as UTF-8: :func:`redacted_json_parts` joined."""
+    return b"".join(redacted_json_parts(obj, dumps, split_depth=split_depth))
+
+
+def redacted_json_parts(
+    obj: Any,
+    dumps: Callable[[Any], str],
+    *,
+    split_depth: int = 0,
+    encode: Callable[[Any], bytes | None] | None = None,
+) -> list[bytes]:
+    """``dumps(redact(obj))`` as UTF-8 in pieces, in a fraction of the time for large models.
 
     ``dumps`` is a compact (separators "," and ":") ``json.dumps`` with ``ensure_ascii=False``.
     Parts that ``may_hold_secret`` says are clean, and that orjson encodes as json would, are
     encoded by orjson without a walk; the rest are redacted and encoded by ``dumps`` as before.
     Objects nested less than ``split_depth`` deep are always taken apart member by member.
+    ``encode``: :func:`cfn_debug.jsonfast.exact` (the default) or a memo of it.
     """
-    from cfn_debug.jsonfast import Splicer
+    from cfn_debug.jsonfast import Splicer, exact
 
     def member(key: str, value: Any) -> str:
         return dumps(_redact_dict({key: value})[key])
@@ -403,7 +425,8 @@ def redacted_json(obj: Any, dumps: Callable[[Any], str], *, split_depth: int = 0
         descend=lambda key: not _secret_key(key),
         clean=lambda raw: not may_hold_secret(raw),
         split_depth=split_depth,
-    ).encode(obj)
+        encode=encode or exact,
+    ).parts(obj)
 
 
 # --- type configuration keys that look secret ---------------------------------------------------

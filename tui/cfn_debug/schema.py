@@ -32,6 +32,7 @@ from jsonschema.validators import extend
 
 from cfn_debug.ecma_regex import compile_ecma
 from cfn_debug.errors import SchemaError
+from cfn_debug.jsonfast import holds
 from cfn_debug.records import Action
 from cfn_debug.schema_fastcheck import (
     ShapeCheck,
@@ -557,8 +558,9 @@ class ResourceSchema:
             if type(value) is dict or type(value) is list:
                 raw = encode(value)
                 # a null may be None or NaN (both encode as null): such a subtree is not kept
-                if raw is not None and len(raw) >= _SUBTREE_MIN and b"null" not in raw:
-                    digest = (key, len(raw), hashlib.blake2b(raw, digest_size=16).digest())
+                if raw is not None and len(raw) >= _SUBTREE_MIN and not holds(raw, b"null"):
+                    # sha256: twice as fast as blake2b where the CPU has SHA instructions
+                    digest = (key, len(raw), hashlib.sha256(raw).digest())
                     if digest in self._valid_subtrees:
                         continue
                     fresh.append(digest)

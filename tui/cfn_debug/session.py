@@ -27,8 +27,9 @@ from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
+from cfn_debug.jsonfast import exact
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
-from cfn_debug.redact import redact, redacted_json
+from cfn_debug.redact import redact, redacted_json_parts
 
 #: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
 #: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
@@ -144,7 +145,7 @@ class Journal:
             self._write_line(_dumps(header), header=True)
         return self._fd
 
-    def _write_line(self, line: str | bytes, *, header: bool = False) -> None:
+    def _write_line(self, line: str | bytes | list[bytes], *, header: bool = False) -> None:
         """Append one line under an exclusive lock, whole or not at all.
 
         The lock lets two processes append to one journal: neither cuts the other's line in
@@ -155,8 +156,12 @@ class Journal:
         assert descriptor is not None
         # backslashreplace: a lone surrogate (only ever inside a JSON string) is written as its
         # JSON escape \udcff, so the line stays UTF-8 and loads back to the same string
-        encoded = line.encode("utf-8", "backslashreplace") if isinstance(line, str) else line
-        data = memoryview(encoded + b"\n")
+        if isinstance(line, str):
+            pieces = [line.encode("utf-8", "backslashreplace"), b"\n"]
+        elif isinstance(line, bytes):
+            pieces = [line, b"\n"]
+        else:  # a large line in pieces: written by writev, never joined (a 10 MB copy less)
+            pieces = [*line, b"\n"]
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         try:
             size = os.fstat(descriptor).st_size
@@ -164,8 +169,7 @@ class Journal:
                 return  # appending to an existing journal: it has its header
             size = _cut_torn_tail(descriptor, size)
             try:
-                while data:
-                    data = data[os.write(descriptor, data) :]
+                _write_all(descriptor, pieces)
                 if self._fsync:
                     os.fsync(descriptor)
             except OSError as exc:
@@ -188,12 +192,7 @@ class Journal:
         if isinstance(event, StepCompleted):
             entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
             self._refer_to_repeated_context(event.run_id, event.step.index, entry)
-            # = _dumps(redact(entry)); its models' members are encoded by orjson unless they may
-            # hold a credential (a 5 MB model: ~10 ms instead of a redaction walk and json's
-            # ~100 ms); split_depth 5: entry, step, request, request, model are taken apart, so
-            # the parts are the ones build_step scanned (redact_large), found clean by bytes
-            # comparison (may_hold_secret remembers them)
-            line = redacted_json(entry, _dumps, split_depth=5)
+            line = _entry_line(entry, event.step)
             self._open()
             self._write_line(line)
         elif isinstance(event, RunStarted):
@@ -246,6 +245,47 @@ class Journal:
         self.close()
 
 
+#: Below this size (bytes of orjson's encoding) a step line is written by ``json.dumps`` whole:
+#: taking it apart (``redacted_json``) costs more than it saves.
+_WHOLE_LINE_MAX = 16 * 1024
+
+
+def _entry_line(entry: dict[str, Any], step: Step) -> str | list[bytes]:
+    """``_dumps(redact(entry))``: so for a small entry (a walk and one ``json.dumps`` cost less
+    than taking it apart), by ``redacted_json`` for a large one."""
+    raw = exact(entry)
+    if raw is not None and len(raw) < _WHOLE_LINE_MAX:
+        return _dumps(redact(entry))
+    # its models' members are encoded by orjson unless they may hold a credential (a 5 MB
+    # model: ~10 ms instead of a redaction walk and json's ~100 ms); split_depth 5: entry,
+    # step, request, request, model are taken apart, so the parts are the ones build_step
+    # scanned (redact_large), found clean by bytes comparison (may_hold_secret remembers them)
+    # the models' encodings build_step made (for the diffs and its secret scan) are reused
+    from cfn_debug.diff import step_encodings
+
+    known = step_encodings(step)
+    return redacted_json_parts(
+        entry, _dumps, split_depth=5, encode=known.of if known is not None else None
+    )
+
+
+#: At most this many buffers go to one writev call (Linux's IOV_MAX is 1024).
+_IOV_MAX = 1024
+
+
+def _write_all(descriptor: int, pieces: list[bytes]) -> None:
+    """Write every byte of ``pieces``, in order, through as few ``writev`` calls as it takes
+    (a call may write less than it was given: the rest goes in the next)."""
+    views = [memoryview(piece) for piece in pieces if piece]
+    while views:
+        written = os.writev(descriptor, views[:_IOV_MAX])
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            del views[0]
+        if written:
+            views[0] = views[0][written:]
+
+
 def _same_context(value: Any, known: Any) -> bool:
     if value is known:
         return isinstance(value, dict) and bool(value)
@@ -287,9 +327,10 @@ def _step_dict(step: Step) -> dict[str, Any]:
     data["result"] = {**result.__dict__, "kind": result.kind.value}
     del data["result"]["aws_calls"]  # durable on the step (Step.aws_calls), not the result
     data["aws_calls"] = [c.to_dict() for c in step.aws_calls]
-    data["findings"] = [f.to_dict() for f in step.findings]
-    data["diff_request"] = [c.to_dict() for c in step.diff_request]
-    data["diff_previous"] = [c.to_dict() for c in step.diff_previous]
+    # Finding.to_dict and Change.to_dict without dataclasses.asdict's deep copy of each value
+    data["findings"] = [{**f.__dict__, "level": f.level.value} for f in step.findings]
+    data["diff_request"] = [{**c.__dict__, "kind": c.kind.value} for c in step.diff_request]
+    data["diff_previous"] = [{**c.__dict__, "kind": c.kind.value} for c in step.diff_previous]
     return data
 
 

@@ -25,6 +25,7 @@ from cfn_debug.contract.requested import requested_differences, short, typed_as_
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
 from cfn_debug.infrastructure import infrastructure_error
+from cfn_debug.jsonfast import holds
 from cfn_debug.records import Action, OutcomeKind
 from cfn_debug.schema import (
     MISSING,
@@ -530,12 +531,24 @@ def _has_null(value: Any) -> bool:
 
 
 def _may_have_null(ctx: StepContext, model: Any) -> bool:
-    """:func:`_has_null`, answered by the model's exact encoding where it has no ``null`` (the
-    step's shared encodings; a 5 MB model is one memchr scan instead of a walk)."""
-    raw = ctx.encodings.of(model) if ctx.encodings is not None else None
-    if raw is not None and b"null" not in raw:
-        return False
-    return _has_null(model)
+    """:func:`_has_null`, answered by the exact encodings of the model's members where they
+    have no ``null`` (the step's shared encodings, which the diffs, the redaction and the journal
+    use too; a 5 MB model is a memchr scan, remembered, instead of a walk)."""
+    if ctx.encodings is None:
+        return _has_null(model)
+    if type(model) is not dict:
+        raw = ctx.encodings.of(model)
+        return (raw is None or holds(raw, b"null")) and _has_null(model)
+    for value in model.values():
+        if value is None:
+            return True
+        if type(value) is dict or type(value) is list:
+            raw = ctx.encodings.of(value)
+            if (raw is None or holds(raw, b"null")) and _has_null(value):
+                return True
+        elif type(value) not in _LEAVES and _has_null(value):
+            return True
+    return False
 
 
 def no_null_properties(ctx: StepContext) -> Problems:
