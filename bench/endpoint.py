@@ -137,7 +137,8 @@ def _serve_batches(
         start_rie(spec.code_dir, spec.handler, timeout_s=60, env=extra_env) as rie_url,  # type: ignore[attr-defined]
         httpx.Client(base_url=rie_url, timeout=60) as rie,
     ):
-        return _batches(served, _invoke_path(function), rie, event, count)
+        mine, theirs, _ = _batches(served, _invoke_path(function), rie, event, count)
+        return mine, theirs
 
 
 def main() -> int:

@@ -159,7 +159,7 @@ class Worker:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
+                **proctree.own_group(),  # not a session: see worker_main.leave_terminal
             )
         threading.Thread(
             target=self._serve, name=f"worker-io-{self.spec.name}", daemon=True
