@@ -34,8 +34,13 @@ READ_CHUNK = 65_536
 INIT_LIMIT_S = 10.0
 #: How long to wait for the sentinel line after the answer (it is written before the answer).
 LOG_GRACE_S = 2.0
-#: How often a running invocation's memory is compared with the function's MemorySize.
+#: How often a running invocation's memory is compared with the function's MemorySize (and its
+#: output read, see Worker.run).
 MEMORY_POLL_S = 0.05
+#: The output pipe's size asked for (Linux), so a handler's lines wait in it while it runs.
+PIPE_BYTES = 1 << 20
+F_SETPIPE_SZ = 1031
+F_GETPIPE_SZ = 1032
 
 _ROUTE = re.compile(
     r"^/2018-06-01/runtime/"
@@ -134,6 +139,7 @@ class Worker:
         self._read_lock = threading.Lock()
         self._partial = b""  # output after the last newline read
         self._eof = False
+        self._pipe_bytes = 65_536  # the output pipe's capacity (see _grow_pipe)
         self._transport = Transport(self._on_request, self._on_output)
         self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._transport.port}"}
         self._process: subprocess.Popen[bytes] | ForkedProcess | None = None
@@ -161,12 +167,43 @@ class Worker:
                 stderr=subprocess.STDOUT,
                 **proctree.own_group(),  # not a session: see worker_main.leave_terminal
             )
+        self._grow_pipe()
         threading.Thread(
             target=self._serve, name=f"worker-io-{self.spec.name}", daemon=True
         ).start()
 
+    def _grow_pipe(self) -> None:
+        """Ask for a PIPE_BYTES output pipe: while an invocation runs its lines are read when it
+        answers (or every MEMORY_POLL_S), so they wait in the pipe, and a handler blocks on a
+        full pipe only past that. Where that cannot be had the pipe keeps its size."""
+        stdout = self._process.stdout if self._process is not None else None
+        if stdout is None:
+            return
+        try:
+            import fcntl
+
+            fd = stdout.fileno()
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
+            self._pipe_bytes = int(fcntl.fcntl(fd, F_GETPIPE_SZ))
+        except (ImportError, OSError, ValueError):
+            return
+
     def run(self, invocation: Invocation) -> None:
-        """Hand ``invocation`` to the process and wait until it is answered, timed out or lost."""
+        """Hand ``invocation`` to the process and wait until it is answered, timed out or lost.
+
+        While it runs, its output does not wake the worker's I/O thread (each wake-up made a
+        thread of ours runnable in the middle of the handler, which on a busy machine then waited
+        for the CPU: see runtime_api): the lines are read when the answer comes, by this thread
+        every MEMORY_POLL_S, and at every line again once one such read found the pipe half full.
+        """
+        self._transport.output_interest(False)
+        try:
+            self._run(invocation)
+        finally:
+            self._transport.output_interest(True)
+
+    def _run(self, invocation: Invocation) -> None:
         with self._lock:
             self.current = invocation
             pending, self._pending = self._pending, LogBuffer()
@@ -273,6 +310,8 @@ class Worker:
                 return
             if answered.wait(min(left, MEMORY_POLL_S)):
                 return
+            if self.drain_output() >= self._pipe_bytes // 2:
+                self._transport.output_interest(True)  # a flood: read it as it comes
             if self._out_of_memory(invocation):
                 return
 
@@ -321,18 +360,20 @@ class Worker:
         self.drain_output()
         return not self._eof
 
-    def drain_output(self) -> None:
-        """Read what the pipe holds now, without blocking (the reader thread, or the Runtime API
-        thread when an answer arrives), attributing each line to the invocation in hand."""
+    def drain_output(self) -> int:
+        """Read what the pipe holds now, without blocking (the reader thread, the Runtime API
+        thread when an answer arrives, or the endpoint's thread while it waits for one),
+        attributing each line to the invocation in hand; returns how many bytes were read."""
         process = self._process
+        read = 0
         if process is None or process.stdout is None:
-            return
+            return read
         with self._read_lock:
             while not self._eof:
                 try:
                     chunk = os.read(process.stdout.fileno(), READ_CHUNK)
                 except (BlockingIOError, InterruptedError):
-                    return
+                    return read
                 except (OSError, ValueError):
                     chunk = b""
                 if not chunk:
@@ -340,8 +381,10 @@ class Worker:
                     if self._partial:
                         self._line(self._partial)
                         self._partial = b""
-                    return
+                    return read
+                read += len(chunk)
                 self._feed(chunk)
+        return read
 
     def _feed(self, chunk: bytes) -> None:
         data = self._partial + chunk if self._partial else chunk
