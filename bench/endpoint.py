@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -74,6 +75,11 @@ def _p95(values: list[float]) -> float:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:7.3f} ms"
+
+
+def _load() -> str:
+    """The 1-minute load average now: on a shared machine every figure depends on it."""
+    return f"[load {os.getloadavg()[0]:.2f}]"
 
 
 def _batches(
@@ -167,7 +173,7 @@ def main() -> int:
     project, function, event, extra_env = _target(args.fixture)
     spec = load_functions(project)[function]
     path = _invoke_path(function)
-    print(f"handler: {spec.handler} ({function} of {project.relative_to(REPO)})")
+    print(f"handler: {spec.handler} ({function} of {project.relative_to(REPO)})  {_load()}")
     have_rie = find_rie_binary() is not None
 
     with (
@@ -193,7 +199,10 @@ def main() -> int:
                 ours, theirs, others = _batches(client, path, rie, event, args.invokes, also)
         else:
             ours, theirs = _latencies(client, path, event, args.invokes), []
-    print(f"ours  warm invoke: median {_ms(statistics.median(ours))}  p95 {_ms(_p95(ours))}")
+    print(
+        f"ours  warm invoke: median {_ms(statistics.median(ours))}  p95 {_ms(_p95(ours))}  "
+        + _load()
+    )
     print(f"ours  cold start (spawn to first answer): median {_ms(statistics.median(cold))}")
     if not have_rie:
         print("RIE: no emulator binary available; no side-by-side figure")
@@ -212,7 +221,10 @@ def main() -> int:
     print(f"RIE   cold start (first invoke after start): median {_ms(statistics.median(rie_cold))}")
     ratio = statistics.median(ours) / statistics.median(theirs)
     verdict = "within" if ratio <= WARM_TARGET else "OVER"
-    print(f"ratio ours/RIE (median warm): {ratio:.2f}x  ({verdict} the {WARM_TARGET}x target)")
+    print(
+        f"ratio ours/RIE (median warm): {ratio:.2f}x  ({verdict} the {WARM_TARGET}x target)  "
+        + _load()
+    )
     if not args.no_serve:
         served, rie_again = _serve_batches(project, function, spec, event, extra_env, args.invokes)
         ratio = statistics.median(served) / statistics.median(rie_again)
@@ -220,11 +232,14 @@ def main() -> int:
         print(
             f"ours as `cfn-debug serve` (own process, like the RIE): warm median "
             f"{_ms(statistics.median(served))} vs RIE {_ms(statistics.median(rie_again))}, "
-            f"{ratio:.2f}x  ({verdict} the {WARM_TARGET}x target)"
+            f"{ratio:.2f}x  ({verdict} the {WARM_TARGET}x target)  {_load()}"
         )
     cold_ratio = statistics.median(cold) / statistics.median(rie_cold)
     verdict = "within" if cold_ratio <= COLD_TARGET else "OVER"
-    print(f"ratio ours/RIE (median cold): {cold_ratio:.2f}x  ({verdict} the {COLD_TARGET}x target)")
+    print(
+        f"ratio ours/RIE (median cold): {cold_ratio:.2f}x  ({verdict} the {COLD_TARGET}x target)  "
+        + _load()
+    )
     for url, other in zip(args.also, others, strict=True):
         also_ratio = statistics.median(other) / statistics.median(theirs)
         print(
