@@ -186,3 +186,37 @@ def test_a_running_handlers_lines_do_not_wake_the_endpoint_one_by_one() -> None:
         ]
         assert lines[-1] == "t last line, no newline"
         assert len(wakes) <= 3, wakes
+
+
+def test_a_warm_invoke_is_handed_over_and_answered_without_the_io_thread() -> None:
+    """Once the runtime waits for work, its connection is lent to the invocations' threads: a
+    warm invoke's GET /next and POST answer are read by the invocation's own thread, so the
+    worker's I/O thread handles none of their requests (it handled two per invoke before)."""
+    from cfn_debug.endpoint import EmbeddedEndpoint
+
+    with EmbeddedEndpoint(BASIC) as endpoint:
+        url = endpoint.url + invoke_path("Echo")
+        httpx.post(url, json={"tag": "warm"}, timeout=30).raise_for_status()
+        pool = endpoint.pool("Echo")
+        assert pool is not None
+        worker = pool._idle[0]
+        deadline = time.monotonic() + 10
+        while getattr(worker, "_lent", None) is None and time.monotonic() < deadline:
+            time.sleep(0.01)  # the first invocation's GET /next is the I/O thread's (it lends)
+        on_io_thread: list[str] = []
+        original = worker._transport.on_request
+
+        def counted(connection: Connection, request: Request) -> None:
+            if threading.current_thread().name.startswith("worker-io"):
+                on_io_thread.append(f"{request.method} {request.path}")
+            original(connection, request)
+
+        worker._transport.on_request = counted
+        with httpx.Client(base_url=endpoint.url, timeout=30) as client:
+            for tag in range(5):
+                answer = client.post(invoke_path("Echo"), json={"tag": str(tag)})
+                assert answer.json() == {"tag": str(tag)}
+                rid = answer.headers["x-amzn-RequestId"]
+                assert endpoint.logs_for(rid) == [f"echo {tag}"]
+        assert pool._idle == [worker]  # the same warm worker answered them all
+        assert on_io_thread == []

@@ -103,6 +103,9 @@ class Connection:
         self.buffer = bytearray()
         self._lock = threading.Lock()
         self.closed = False
+        #: Handed over by serve() (see Transport.lend): read by whoever holds it, never by serve.
+        self.lent = False
+        self._poller: select.poll | None = None
 
     def reply(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
         """Write one response (from any thread); a connection the worker dropped is ignored."""
@@ -189,6 +192,27 @@ class Transport:
                 with contextlib.suppress(OSError, ValueError):
                     self._epoll.modify(self._output_fd, select.EPOLLIN if wanted else 0)
 
+    def lend(self, connection: Connection) -> None:
+        """Take ``connection`` out of serve()'s hands, from ``on_request`` on serve's thread: from
+        now on its holder reads it (``pump``) and closes it. The worker lends its connection once
+        it waits for work, so that an invocation's thread hands the invocation over and reads the
+        answer itself: no wake-up of serve's thread between a client's request and its answer."""
+        connection.lent = True
+
+    def pump(self, connection: Connection, timeout_s: float) -> bool:
+        """On the holder's thread: wait up to ``timeout_s`` for what the lent ``connection``
+        sends, and handle every complete request; False when it is to be closed."""
+        if connection.closed:
+            return False
+        if connection._poller is None:
+            connection._poller = select.poll()
+            connection._poller.register(connection.sock.fileno(), select.POLLIN)
+        try:
+            ready = connection._poller.poll(timeout_s * 1000)
+        except (OSError, ValueError):
+            return False
+        return not ready or self._receive(connection, lending=False)
+
     def stop(self) -> None:
         """End ``serve`` now (the worker is being stopped); safe to call more than once, and
         after ``serve`` has ended (its descriptors are then never touched again)."""
@@ -243,12 +267,17 @@ class Transport:
                         self._accept(poller, connections)
                     else:
                         connection = connections.get(fd)
-                        if connection is not None and not self._receive(connection):
+                        if connection is None:
+                            continue
+                        if not self._receive(connection):
                             poller.unregister(fd)
                             connections.pop(fd, None)
                             connection.close()
-                            if linger is not None and not connections:
-                                return
+                        elif connection.lent:
+                            poller.unregister(fd)  # its holder reads and closes it now
+                            connections.pop(fd, None)
+                        if linger is not None and not connections:
+                            return
         finally:
             for connection in connections.values():
                 connection.close()
@@ -271,8 +300,9 @@ class Transport:
         connections[sock.fileno()] = connection
         poller.register(sock.fileno(), select.POLLIN)
 
-    def _receive(self, connection: Connection) -> bool:
-        """Read what arrived and handle every complete request; False when it is to be closed."""
+    def _receive(self, connection: Connection, *, lending: bool = True) -> bool:
+        """Read what arrived and handle every complete request; False when it is to be closed.
+        On serve's thread (``lending``) it stops at a request that lent the connection."""
         try:
             data = connection.sock.recv(RECV_CHUNK)
         except OSError:
@@ -290,3 +320,5 @@ class Transport:
             if request is None:
                 return True
             self.on_request(connection, request)
+            if lending and connection.lent:
+                return True

@@ -127,6 +127,10 @@ class Worker:
         self.forks = forks  # None: a plain process (no fork server for this environment)
         self.generation = generation
         self._parked: Connection | None = None  # a GET /next waiting for work
+        #: The connection the runtime waits for work on, lent by the I/O thread (see _park):
+        #: the invocation's thread reads it while the invocation runs, and closes it.
+        self._lent: Connection | None = None
+        self._pumping = False  # a thread waits on _lent now (it closes it if it must go)
         self._queued: Invocation | None = None  # work waiting for a GET /next
         self.taken = threading.Event()  # took the invocation in hand
         self.dead = threading.Event()
@@ -264,13 +268,18 @@ class Worker:
             invocation.finish("init_error", body, error_type or "Runtime.Unknown")
 
     def _park(self, connection: Connection) -> None:
-        """A GET /next arrived: give it the queued invocation, or keep it for the next one."""
+        """A GET /next arrived: give it the queued invocation, or keep it for the next one. A
+        connection kept so is lent (runtime_api.Transport.lend): the next invocation's thread
+        hands the invocation over and reads the answer on it itself."""
         with self._lock:
             invocation, self._queued = self._queued, None
             if invocation is not None:
                 self._deliver(connection, invocation)
             elif not self.dead.is_set():
                 self._parked = connection
+                if not connection.lent and self._lent is None:
+                    self._transport.lend(connection)
+                    self._lent = connection
 
     def _deliver(self, connection: Connection, invocation: Invocation) -> None:
         """Answer a waiting GET /next with ``invocation`` (under the worker's lock)."""
@@ -308,12 +317,53 @@ class Worker:
             if left <= 0:
                 invocation.finish("timeout")
                 return
-            if answered.wait(min(left, MEMORY_POLL_S)):
+            if self._wait_on_runtime(answered, min(left, MEMORY_POLL_S)):
                 return
             if self.drain_output() >= self._pipe_bytes // 2:
                 self._transport.output_interest(True)  # a flood: read it as it comes
             if self._out_of_memory(invocation):
                 return
+
+    def _wait_on_runtime(self, answered: threading.Event, timeout_s: float) -> bool:
+        """Up to ``timeout_s`` for the answer: on the lent connection, read and handled on this
+        thread (its GET /next takes a queued invocation, its POST answers), else as the I/O
+        thread reports it. True once answered."""
+        with self._lock:
+            connection = self._lent
+            self._pumping = connection is not None
+        if connection is None:
+            return answered.wait(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        try:
+            while not answered.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                if not self._transport.pump(connection, left):
+                    break
+        finally:
+            with self._lock:
+                self._pumping = False
+            if self.dead.is_set():
+                self._drop_lent(connection)  # killed while we waited: ours to close
+        if answered.is_set():
+            return True
+        self._drop_lent(connection)  # the runtime closed it (or sent what we refuse)
+        return answered.wait(max(deadline - time.monotonic(), 0.0))
+
+    def _drop_lent(self, connection: Connection | None = None) -> None:
+        """Close the lent connection (``connection``, if that is still it), unless a thread
+        waits on it now: that thread closes it when the process is gone."""
+        with self._lock:
+            lent = self._lent
+            if lent is None or (connection is not None and lent is not connection):
+                return
+            if connection is None and self._pumping:
+                return
+            self._lent = None
+            if self._parked is lent:
+                self._parked = None
+        lent.close()
 
     def _out_of_memory(self, invocation: Invocation) -> bool:
         """Past the function's MemorySize: kill the process, as Lambda does, and say so."""
@@ -442,6 +492,7 @@ class Worker:
         self._transport.stop()
 
     def _forget_process(self) -> None:
+        self._drop_lent()
         with self._lock:
             self._parked = None
             status_fd, self._status_fd = self._status_fd, None
