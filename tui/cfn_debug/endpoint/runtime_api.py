@@ -1,5 +1,7 @@
 """The transport of one worker's Runtime API: its loopback listener, the worker's keep-alive
-connections and the worker's output pipe, all served by ONE thread that polls them.
+connections and the worker's output pipe, all served by ONE thread that polls them, except the
+connection the runtime waits for work on once it is lent (``lend``/``pump``): the invocations'
+own threads read that one.
 
 Why not http.server: it takes a thread per connection plus, for the pipe, a reader thread of its
 own, and parses every request's headers with the email package. On the warm path that is three

@@ -110,7 +110,8 @@ class Worker:
     """A handler process kept warm between invocations, with its own Runtime API listener.
 
     One thread per worker (runtime_api.Transport.serve) reads the worker's requests and its
-    output pipe; the endpoint's thread hands an invocation to a waiting GET /next itself.
+    output pipe until the runtime waits for work; from then on its connection is lent, and the
+    invocation's own thread hands the invocation to the waiting GET /next and reads the answer.
     """
 
     def __init__(
