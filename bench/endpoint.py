@@ -125,8 +125,15 @@ def _serve(project: Path, extra_env: dict[str, str]) -> Iterator[str]:
         env_file.write_text(json.dumps({"Parameters": extra_env}), encoding="utf-8")
         command = [sys.executable, "-m", "cfn_debug.cli", "serve", str(project)]
         command += ["--port", str(port), "--env-vars", str(env_file)]
+        # A session of its own, as the emulator gets (support.rie) and as `serve` has when a user
+        # starts it in a terminal of its own: on Linux a session is a scheduler group, and a
+        # server sharing the client's group shares its CPU share on a busy machine.
         process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=tmp,
+            start_new_session=True,
         )
         try:
             url = f"http://127.0.0.1:{port}"
