@@ -5,6 +5,7 @@ requirements.txt or of the interpreter builds a new server."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -15,7 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint import EmbeddedEndpoint, worker_main
+from cfn_debug.endpoint.forkserver import DISABLE_ENV
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.template import load_functions
 from cfn_debug.endpoint.worker import Invocation
@@ -57,15 +59,25 @@ def _wait_preloaded(endpoint: EmbeddedEndpoint, function: str) -> None:
     assert pool._forks[1].preloaded.wait(60)
 
 
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "plain"])
 @pytest.mark.parametrize("bootstrap", BOOTSTRAPS)
-def test_a_worker_looks_like_a_fresh_worker_process_from_inside(bootstrap: str) -> None:
-    """What `python -u worker_main.py HANDLER` in its own session gives (measured so before the
-    fork server): session and group leader, the function's TZ applied, fresh signal dispositions
-    and mask, stdin on /dev/null, one thread, write-through stdout/stderr on fds 1/2, the code
-    directory as cwd and sys.path[0], no bytecode written."""
+def test_a_worker_looks_like_a_fresh_worker_process_from_inside(
+    bootstrap: str, forked: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What `python -u worker_main.py HANDLER` gives (measured so before the fork server), forked
+    or not: process group leader in the endpoint's session (not a session of its own: a session is
+    a scheduler group on Linux) without a controlling terminal, the function's TZ applied, fresh
+    signal dispositions and mask, stdin on /dev/null, one thread, write-through stdout/stderr on
+    fds 1/2, the code directory as cwd and sys.path[0], no bytecode written."""
+    if not forked:
+        monkeypatch.setenv(DISABLE_ENV, "0")
     env_vars = {"Parameters": {"CFN_DEBUG_BOOTSTRAP": bootstrap}}
     with EmbeddedEndpoint(FORKED, env_vars=env_vars) as endpoint:
         facts = _introspect(endpoint)
+        if forked:
+            assert facts["ppid"] != os.getpid()  # from the fork server
+        else:
+            assert facts["ppid"] == os.getpid()
     code_dir = str((FORKED / "src").resolve())
     for varying in ("pid", "ppid", "random", "yaml_loaded"):
         facts.pop(varying)
@@ -76,7 +88,8 @@ def test_a_worker_looks_like_a_fresh_worker_process_from_inside(bootstrap: str) 
         "dont_write_bytecode": True,
         "group_leader": True,
         "local_zone": "JST",  # the template's TZ: Asia/Tokyo
-        "session_leader": True,
+        "session": os.getsid(0),
+        "session_leader": False,
         "signals": {
             "SIGCHLD": "default",
             "SIGHUP": "default",
@@ -88,8 +101,43 @@ def test_a_worker_looks_like_a_fresh_worker_process_from_inside(bootstrap: str) 
         "stdin_is_null": True,
         "stdout": [1, True, "utf-8"],
         "sys_path_0": code_dir,
+        "terminal": 0,
         "threads": 1,
     }
+
+
+def test_a_worker_gives_up_the_terminal_and_keeps_its_session() -> None:
+    """leave_terminal() in a process that has a controlling terminal (a pty) but does not lead
+    its session: no terminal afterwards, the same session."""
+    import pty
+
+    script = (
+        "import os, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "import worker_main\n"
+        "def tty():\n"
+        "    with open('/proc/self/stat', 'rb') as stat:\n"
+        "        return int(stat.read().rsplit(b')', 1)[1].split()[4])\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.setpgid(0, 0)\n"
+        "    before, session = tty(), os.getsid(0)\n"
+        "    worker_main.leave_terminal()\n"
+        "    print('RESULT', before != 0, tty(), os.getsid(0) == session, flush=True)\n"
+        "    os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+    )
+    here = str(Path(worker_main.__file__).parent)
+    child, fd = pty.fork()  # the child leads a new session whose controlling terminal is the pty
+    if child == 0:
+        os.execv(sys.executable, [sys.executable, "-c", script, here])
+    output = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(fd, 1024):
+            output += chunk
+    os.close(fd)
+    os.waitpid(child, 0)
+    assert b"RESULT True 0 True" in output, output
 
 
 def test_workers_come_from_one_fork_server_that_imported_the_requirements(

@@ -128,3 +128,38 @@ def test_only_loopback_hosts_count_as_private():
     assert not is_loopback("0.0.0.0")
     assert not is_loopback("192.168.1.10")
     assert not is_loopback("example.com")
+
+
+def test_the_answer_does_not_wait_for_the_log_lines_and_none_is_lost() -> None:
+    """`serve`'s log lines of an invocation (START, the handler's, END, REPORT) are printed once
+    its answer is sent, in one batch: a log consumer that is slow (here: blocked until the answer
+    has arrived) never holds up the answer, and every line still comes, in order."""
+    import threading
+
+    from cfn_debug.endpoint import EmbeddedEndpoint
+
+    answered = threading.Event()
+    batches: list[list[str]] = []
+
+    def slow_batch(lines: list[str]) -> None:
+        assert answered.wait(30), "the answer never came while the log consumer waited"
+        batches.append(lines)
+
+    with EmbeddedEndpoint(BASIC, on_logs=slow_batch) as endpoint:
+        response = httpx.post(
+            endpoint.url + invoke_path("Echo"), json={"tag": "deferred"}, timeout=10
+        )
+        answered.set()
+        assert response.status_code == 200 and response.json() == {"tag": "deferred"}
+        rid = response.headers["x-amzn-RequestId"]
+        deadline = time.monotonic() + 10
+        while not batches and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)  # nothing more may come
+    assert len(batches) == 1
+    lines = batches[0]
+    assert lines[0] == f"START RequestId: {rid} Version: $LATEST"
+    assert lines[1] == "echo deferred"
+    assert lines[2] == f"END RequestId: {rid}"
+    assert lines[3].startswith(f"REPORT RequestId: {rid}\tDuration: ")
+    assert len(lines) == 4

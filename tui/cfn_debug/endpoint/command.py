@@ -93,6 +93,11 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
         stream.write(printable(line) + "\n")
         stream.flush()
 
+    def emit_lines(lines: list[str]) -> None:
+        """One invocation's lines in one write (the endpoint calls this once its answer is sent)."""
+        stream.write("".join(printable(line) + "\n" for line in lines))
+        stream.flush()
+
     project = project_to_serve(getattr(args, "project_dir", None))
     host = getattr(args, "host", "127.0.0.1") or "127.0.0.1"
     port = int(getattr(args, "port", 3001))
@@ -100,7 +105,7 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     aws = _open_aws(args, project, load_env_vars(env_vars_path), emit)
     try:
         endpoint = EmbeddedEndpoint(
-            project, host=host, port=port, env_vars=aws.env_vars, on_log=emit
+            project, host=host, port=port, env_vars=aws.env_vars, on_logs=emit_lines
         )
     except EndpointError as error:
         aws.close()

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from cfn_debug.endpoint import proctree
+
 FORKSERVER_MAIN = Path(__file__).with_name("forkserver_main.py")
 #: What every handler on the Python library shares: imported once, before any fork. Not
 #: awslambdaric: its C client's state does not survive a fork (a forked worker then fails "Failed
@@ -153,7 +155,7 @@ class ForkedProcess:
         return self.returncode
 
     def kill(self) -> None:
-        """The worker and every process it started (its group, session and descendants)."""
+        """The worker and every process it started (its process group and descendants)."""
         if not self._exited.is_set():
             self.server.kill(self.pid)
 
@@ -185,7 +187,10 @@ class ForkServer:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),),
-                start_new_session=True,  # a Ctrl-C in the terminal is ours to handle, not its
+                # Its own process group, so a Ctrl-C in the terminal is ours to handle, not its;
+                # in our session (its workers too), not one of its own: see
+                # worker_main.leave_terminal (a session is a scheduler group on Linux).
+                **proctree.own_group(),
                 env=_server_environment(),
             )
         except OSError as error:

@@ -12,7 +12,8 @@ imports, answers ``preloaded``, and serves on, one JSON message per packet:
     <- {"op": "exit", "pid": P, "code": C}    a worker ended (C as subprocess's returncode)
 
 Each spawn forks a worker that becomes what ``python -u worker_main.py HANDLER`` would be: its own
-session and process group, stdout and stderr on the output pipe it was sent, stdin on /dev/null,
+process group in the endpoint's session, no controlling terminal (the fork server gave it up),
+stdout and stderr on the output pipe it was sent, stdin on /dev/null,
 the Lambda environment it was sent (TZ applied), cwd and sys.path[0] the code directory, signal
 dispositions and the random seed fresh, and SIGKILL when the fork server dies (PR_SET_PDEATHSIG).
 
@@ -167,7 +168,7 @@ def become_worker(
     """In the forked child: set up as a fresh worker process and run the handler; never returns."""
     code = 1
     try:
-        os.setsid()
+        os.setpgid(0, 0)  # in the endpoint's session: see worker_main.leave_terminal
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of what the handler starts stay in its tree
         if os.getppid() != server_pid:  # the fork server died before the prctl took
@@ -244,7 +245,7 @@ def _run_atexit(code: int) -> int:
 def exec_worker(request: dict[str, Any], output_fd: int, keep: list[int]) -> None:
     """In the forked child, when forking a warm interpreter is unsafe: exec a fresh worker."""
     try:
-        os.setsid()
+        os.setpgid(0, 0)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         _prctl(PR_SET_CHILD_SUBREAPER, 1)  # kept across execve
         for fd in keep:
@@ -391,6 +392,7 @@ def main(argv: list[str]) -> int:
     control = socket.socket(fileno=int(argv[1]))
     # Ctrl-C in the terminal is the endpoint's business: it closes the socket when it is done.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker_main.leave_terminal()  # the workers forked from here have none either
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     started = time.monotonic()
     before = {name.split(".", 1)[0] for name in sys.modules}

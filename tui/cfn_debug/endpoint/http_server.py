@@ -64,6 +64,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     close: bool = False
     head_only: bool = False  # the answer to a HEAD request: headers, no body
+    #: Work that needs the reply's facts but not before it is sent (the endpoint's log lines):
+    #: run by the connection's thread once the reply is written, or could not be.
+    after: Callable[[], None] | None = None
 
 
 Handler = Callable[[Request], Reply]
@@ -77,6 +80,13 @@ def _reason(status: int) -> bytes:
 
 class _Dropped(Exception):
     """The client went away, stalled past its limit, or must not be read any further."""
+
+
+def _run_after(reply: Reply) -> None:
+    """The reply's ``after`` work; its failure (a closed stdout) is not the client's."""
+    if reply.after is not None:
+        with contextlib.suppress(Exception):
+            reply.after()
 
 
 class HttpServer:
@@ -162,7 +172,10 @@ class HttpServer:
                 reply = self._one_exchange(conn, sock, first_wait)
                 if reply is None:
                     return
-                self._send(conn, sock, reply)
+                try:
+                    self._send(conn, sock, reply)
+                finally:
+                    _run_after(reply)
                 if (
                     reply.close
                     or conn.our_state is not h11.DONE

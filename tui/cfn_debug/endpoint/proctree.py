@@ -6,16 +6,18 @@ cfn_debug, because the fork server runs it in the project's interpreter, where c
 installed. Off Linux (no /proc) every function answers "nothing found".
 
 Which processes belong to a worker: every descendant by parent pid (setsid children included),
-plus every process in the worker's session or process group (the worker is a session leader, so
-both ids are its pid). A forked worker is a child subreaper, so an orphan among its descendants (a
-double-forked, setsid daemon) is reparented to the worker and stays in its tree.
+plus every process in a session or process group the worker leads (a worker leads its process
+group, in the endpoint's session). A forked worker is a child subreaper, so an orphan among its
+descendants (a double-forked, setsid daemon) is reparented to the worker and stays in its tree.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Iterable
+from typing import Any
 
 PROC = "/proc"
 
@@ -101,6 +103,14 @@ def kill_tree(root: int, *, include_root: bool = True, rounds: int = 20) -> set[
     _signal_all(doomed, signal.SIGKILL)
     _signal_all(doomed, signal.SIGCONT)  # a stopped process dies only once it runs again
     return doomed
+
+
+def own_group() -> dict[str, Any]:
+    """subprocess.Popen's arguments for a child that leads a process group of its own in our
+    session (see worker_main.leave_terminal); Python 3.10 has no ``process_group``: a session."""
+    if sys.version_info >= (3, 11):
+        return {"process_group": 0}
+    return {"start_new_session": True}
 
 
 def rss_kb(pid: int) -> int | None:

@@ -1,5 +1,7 @@
 """The transport of one worker's Runtime API: its loopback listener, the worker's keep-alive
-connections and the worker's output pipe, all served by ONE thread that polls them.
+connections and the worker's output pipe, all served by ONE thread that polls them, except the
+connection the runtime waits for work on once it is lent (``lend``/``pump``): the invocations'
+own threads read that one.
 
 Why not http.server: it takes a thread per connection plus, for the pipe, a reader thread of its
 own, and parses every request's headers with the email package. On the warm path that is three
@@ -13,6 +15,12 @@ The worker's logic (which route means what, who gets the invocation) stays in wo
 passes ``on_request`` and ``on_output``; a reply may be written from any thread
 (``Connection.reply``), which is how the endpoint's thread hands an invocation to a GET /next that
 is already waiting without a thread switch.
+
+While an invocation runs, the output pipe need not wake this thread at every line the handler
+writes (``output_interest(False)``, from any thread, where epoll is available): each wake-up is a
+thread of the endpoint's process made runnable in the middle of the handler, and on a busy machine
+the handler then waits for the CPU. Its lines are read when its answer comes (the sentinel is
+written before it), when the pipe ends, or by the endpoint's thread while it waits (worker.py).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import Any
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
@@ -96,6 +105,9 @@ class Connection:
         self.buffer = bytearray()
         self._lock = threading.Lock()
         self.closed = False
+        #: Handed over by serve() (see Transport.lend): read by whoever holds it, never by serve.
+        self.lent = False
+        self._poller: select.poll | None = None
 
     def reply(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
         """Write one response (from any thread); a connection the worker dropped is ignored."""
@@ -118,6 +130,36 @@ class Connection:
             self.sock.close()
 
 
+class _Poller:
+    """epoll where there is one (its interest may change from another thread while it waits),
+    else poll; ``poll`` takes seconds (None: no limit)."""
+
+    def __init__(self) -> None:
+        self.epoll: Any = select.epoll() if hasattr(select, "epoll") else None
+        self._poll = None if self.epoll is not None else select.poll()
+
+    def register(self, fd: int, events: int) -> None:
+        if self.epoll is not None:
+            self.epoll.register(fd, events)  # POLLIN and EPOLLIN are the same bit
+        else:
+            assert self._poll is not None
+            self._poll.register(fd, events)
+
+    def unregister(self, fd: int) -> None:
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            (self.epoll or self._poll).unregister(fd)
+
+    def poll(self, timeout_s: float | None) -> list[tuple[int, int]]:
+        if self.epoll is not None:
+            return list(self.epoll.poll(-1 if timeout_s is None else timeout_s))
+        assert self._poll is not None
+        return self._poll.poll(None if timeout_s is None else timeout_s * 1000)
+
+    def close(self) -> None:
+        if self.epoll is not None:
+            self.epoll.close()
+
+
 class Transport:
     """The listener, the connections and the output pipe of one worker, served by ``serve``."""
 
@@ -133,10 +175,45 @@ class Transport:
         self._listener.listen(16)
         self.port = int(self._listener.getsockname()[1])
         self._wake_r, self._wake_w = os.pipe()
+        self._epoll: Any = None  # serve()'s epoll object, while it serves (Linux)
+        self._output_fd: int | None = None  # the output pipe, while it is registered there
+        self._output_wanted = True  # whether data on the pipe wakes serve()
         self._stopped = False
         self._closed = False  # the wake pipe is closed: its numbers may belong to others now
         self._serving = False
         self._lock = threading.Lock()
+
+    def output_interest(self, wanted: bool) -> None:
+        """Whether data on the output pipe wakes ``serve`` (the pipe's end always does). From any
+        thread; without epoll (not Linux) it always does."""
+        with self._lock:
+            if wanted == self._output_wanted:
+                return
+            self._output_wanted = wanted
+            if self._epoll is not None and self._output_fd is not None and not self._closed:
+                with contextlib.suppress(OSError, ValueError):
+                    self._epoll.modify(self._output_fd, select.EPOLLIN if wanted else 0)
+
+    def lend(self, connection: Connection) -> None:
+        """Take ``connection`` out of serve()'s hands, from ``on_request`` on serve's thread: from
+        now on its holder reads it (``pump``) and closes it. The worker lends its connection once
+        it waits for work, so that an invocation's thread hands the invocation over and reads the
+        answer itself: no wake-up of serve's thread between a client's request and its answer."""
+        connection.lent = True
+
+    def pump(self, connection: Connection, timeout_s: float) -> bool:
+        """On the holder's thread: wait up to ``timeout_s`` for what the lent ``connection``
+        sends, and handle every complete request; False when it is to be closed."""
+        if connection.closed:
+            return False
+        if connection._poller is None:
+            connection._poller = select.poll()
+            connection._poller.register(connection.sock.fileno(), select.POLLIN)
+        try:
+            ready = connection._poller.poll(timeout_s * 1000)
+        except (OSError, ValueError):
+            return False
+        return not ready or self._receive(connection, lending=False)
 
     def stop(self) -> None:
         """End ``serve`` now (the worker is being stopped); safe to call more than once, and
@@ -158,20 +235,23 @@ class Transport:
 
     def serve(self, output_fd: int) -> None:
         """Serve until the output pipe has ended (and the connections are done) or ``stop``."""
+        poller = _Poller()
         with self._lock:
             if self._closed:
+                poller.close()
                 return
             self._serving = True
-        poller = select.poll()
+            self._epoll = poller.epoll
+            self._output_fd = output_fd
+            poller.register(output_fd, select.POLLIN if self._output_wanted else 0)
         listener = self._listener.fileno()
         poller.register(listener, select.POLLIN)
-        poller.register(output_fd, select.POLLIN)
         poller.register(self._wake_r, select.POLLIN)
         connections: dict[int, Connection] = {}
         linger: float | None = None
         try:
             while not self._stopped:
-                ready = poller.poll(None if linger is None else linger * 1000)
+                ready = poller.poll(linger)
                 if not ready and linger is not None:
                     return
                 for fd, _events in ready:
@@ -179,7 +259,9 @@ class Transport:
                         return
                     if fd == output_fd:
                         if not self.on_output():
-                            poller.unregister(output_fd)
+                            with self._lock:
+                                self._output_fd = None
+                                poller.unregister(output_fd)
                             if not connections:
                                 return
                             linger = LINGER_S
@@ -187,23 +269,30 @@ class Transport:
                         self._accept(poller, connections)
                     else:
                         connection = connections.get(fd)
-                        if connection is not None and not self._receive(connection):
+                        if connection is None:
+                            continue
+                        if not self._receive(connection):
                             poller.unregister(fd)
                             connections.pop(fd, None)
                             connection.close()
-                            if linger is not None and not connections:
-                                return
+                        elif connection.lent:
+                            poller.unregister(fd)  # its holder reads and closes it now
+                            connections.pop(fd, None)
+                        if linger is not None and not connections:
+                            return
         finally:
             for connection in connections.values():
                 connection.close()
             with self._lock:
                 self._closed = True
+                self._epoll = self._output_fd = None
+                poller.close()
                 for fd in (self._wake_r, self._wake_w):
                     with contextlib.suppress(OSError):
                         os.close(fd)
             self._listener.close()
 
-    def _accept(self, poller: select.poll, connections: dict[int, Connection]) -> None:
+    def _accept(self, poller: _Poller, connections: dict[int, Connection]) -> None:
         try:
             sock, _ = self._listener.accept()
         except OSError:
@@ -213,8 +302,9 @@ class Transport:
         connections[sock.fileno()] = connection
         poller.register(sock.fileno(), select.POLLIN)
 
-    def _receive(self, connection: Connection) -> bool:
-        """Read what arrived and handle every complete request; False when it is to be closed."""
+    def _receive(self, connection: Connection, *, lending: bool = True) -> bool:
+        """Read what arrived and handle every complete request; False when it is to be closed.
+        On serve's thread (``lending``) it stops at a request that lent the connection."""
         try:
             data = connection.sock.recv(RECV_CHUNK)
         except OSError:
@@ -232,3 +322,5 @@ class Transport:
             if request is None:
                 return True
             self.on_request(connection, request)
+            if lending and connection.lent:
+                return True

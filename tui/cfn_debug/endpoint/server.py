@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import base64
 import errno
+import functools
 import json
 import re
 import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
@@ -165,10 +167,13 @@ class _InvokeApi:
                     request_id,
                 )
         tail = request.header("x-amz-log-type", "None") == "Tail"
+        later: list[Callable[[], None]] = []
         status, payload, headers = endpoint.invoke(
-            pool, request_id, body, tail=tail, secrets=secrets
+            pool, request_id, body, tail=tail, secrets=secrets, defer=later.append
         )
-        return Reply(status, payload, {"x-amzn-RequestId": request_id, **headers})
+        reply = Reply(status, payload, {"x-amzn-RequestId": request_id, **headers})
+        reply.after = later[0] if later else None  # the log lines, once the answer is sent
+        return reply
 
     def _details(self, request: Request, request_id: str) -> Reply:
         """cfn-debug's own route: one invocation's logs and AWS calls (for `run --endpoint`)."""
@@ -224,6 +229,7 @@ class EmbeddedEndpoint:
         port: int = 0,
         env_vars: dict[str, dict[str, str]] | None = None,
         on_log: Callable[[str], None] | None = None,
+        on_logs: Callable[[list[str]], None] | None = None,
         python: str | Path | None = None,
         on_env_progress: ProgressCallback | None = None,
         header_timeout_s: float = HEADER_TIMEOUT_S,
@@ -236,7 +242,11 @@ class EmbeddedEndpoint:
         self.port = port
         self.functions: dict[str, FunctionSpec] = load_functions(self.project_dir)
         self.env_vars = _check_env_vars(env_vars)
+        # Each line of each invocation, in order, before its answer is sent (tests count them).
         self.on_log = on_log
+        # Or all the lines of one invocation at once, once its answer is sent (`serve`: one write
+        # per invocation, off the answer's path).
+        self.on_logs = on_logs
         self.header_timeout_s = header_timeout_s
         self.url = ""
         self._pools: dict[str, FunctionPool] = {}
@@ -345,11 +355,16 @@ class EmbeddedEndpoint:
         *,
         tail: bool = False,
         secrets: tuple[str, ...] = (),
+        defer: Callable[[Callable[[], None]], None] | None = None,
     ) -> tuple[int, bytes, dict[str, str]]:
         """Run one invocation; returns (HTTP status, body, extra headers) as Lambda answers.
 
         The handler's lines are kept, tailed and printed with credentials redacted: by pattern,
         and by value for the ``secrets`` the request carried (see redact.credential_values).
+        Printing them (with the START/END/REPORT lines) to ``on_logs`` is handed to ``defer``
+        when given, to be done once the answer is sent: formatting and writing a dozen lines cost
+        as much as the rest of the endpoint's side of a warm invoke. Every fact they show is
+        taken before this returns. ``on_log`` gets them before this returns, as it always did.
         """
         spec = pool.spec
         invocation = Invocation(
@@ -376,21 +391,37 @@ class EmbeddedEndpoint:
         calls = redact_call_dicts(invocation.logs.calls(), secrets)
         self._aws_calls.put(request_id, calls)
         headers[DETAILS_HEADER] = DETAILS_PATH + request_id
-        report = self._report_lines(invocation, worker, started)
+        printing = self.on_log is not None or self.on_logs is not None
+        if not tail and not printing:
+            return 200, payload, headers
+        facts = _ReportFacts.of(invocation, worker, started)
         if tail:
+            report = facts.lines()
             text = "\n".join([report[0], *lines, *report[1:]]) + "\n"
             data = text.encode("utf-8")[-TAIL_BYTES:]
             headers["X-Amz-Log-Result"] = base64.b64encode(data).decode("ascii")
-        if self.on_log is not None:
-            with self._log_lock:
-                self.on_log(report[0])
-                for line in lines:
-                    self.on_log(line)
-                for call in calls_from_dicts(calls):
-                    self.on_log(printable(f"[aws] {call.describe()} {call.duration_ms:.1f} ms"))
-                for line in report[1:]:
-                    self.on_log(line)
+        if printing:
+            if defer is not None and self.on_logs is not None:
+                defer(functools.partial(self._print, facts, lines, calls))
+            else:
+                self._print(facts, lines, calls)
         return 200, payload, headers
+
+    def _print(self, facts: _ReportFacts, lines: list[str], calls: list[dict[str, Any]]) -> None:
+        """One invocation's lines to on_logs (at once) or on_log (one by one), kept together."""
+        report = facts.lines()
+        batch = [report[0], *lines]
+        batch += [
+            printable(f"[aws] {c.describe()} {c.duration_ms:.1f} ms")
+            for c in calls_from_dicts(calls)
+        ]
+        batch += report[1:]
+        with self._log_lock:
+            if self.on_logs is not None:
+                self.on_logs(batch)
+            elif self.on_log is not None:
+                for line in batch:
+                    self.on_log(line)
 
     def _error_payload(self, invocation: Invocation) -> bytes:
         rid = invocation.request_id
@@ -422,19 +453,42 @@ class EmbeddedEndpoint:
             }
         ).encode()
 
-    def _report_lines(self, invocation: Invocation, worker: Worker, started: float) -> list[str]:
-        rid = invocation.request_id
+
+@dataclass(frozen=True)
+class _ReportFacts:
+    """What Lambda's START/END/REPORT lines of one invocation say, taken when it ended (the
+    worker may run another invocation before the lines are written)."""
+
+    request_id: str
+    duration_ms: float
+    memory_mb: int
+    max_rss_mb: int | None
+    init_ms: float | None
+
+    @classmethod
+    def of(cls, invocation: Invocation, worker: Worker, started: float) -> _ReportFacts:
         end = invocation.ended or time.monotonic()
         began = invocation.started or started
-        duration_ms = max(end - began, 0.0) * 1000
+        init_ms = None
+        if worker.invocations == 1 and invocation.started:
+            init_ms = (invocation.started - worker.spawned_at) * 1000
+        return cls(
+            invocation.request_id,
+            max(end - began, 0.0) * 1000,
+            worker.spec.memory_mb,
+            worker.max_rss_mb(),
+            init_ms,
+        )
+
+    def lines(self) -> list[str]:
+        rid, duration_ms = self.request_id, self.duration_ms
         report = f"REPORT RequestId: {rid}\tDuration: {duration_ms:.2f} ms\t"
         report += f"Billed Duration: {int(duration_ms) + 1} ms\t"
-        report += f"Memory Size: {worker.spec.memory_mb} MB\t"
-        rss = worker.max_rss_mb()
-        if rss is not None:
-            report += f"Max Memory Used: {rss} MB\t"
-        if worker.invocations == 1 and invocation.started:
-            report += f"Init Duration: {(invocation.started - worker.spawned_at) * 1000:.2f} ms\t"
+        report += f"Memory Size: {self.memory_mb} MB\t"
+        if self.max_rss_mb is not None:
+            report += f"Max Memory Used: {self.max_rss_mb} MB\t"
+        if self.init_ms is not None:
+            report += f"Init Duration: {self.init_ms:.2f} ms\t"
         return [
             f"START RequestId: {rid} Version: $LATEST",
             f"END RequestId: {rid}",

@@ -34,8 +34,13 @@ READ_CHUNK = 65_536
 INIT_LIMIT_S = 10.0
 #: How long to wait for the sentinel line after the answer (it is written before the answer).
 LOG_GRACE_S = 2.0
-#: How often a running invocation's memory is compared with the function's MemorySize.
+#: How often a running invocation's memory is compared with the function's MemorySize (and its
+#: output read, see Worker.run).
 MEMORY_POLL_S = 0.05
+#: The output pipe's size asked for (Linux), so a handler's lines wait in it while it runs.
+PIPE_BYTES = 1 << 20
+F_SETPIPE_SZ = 1031
+F_GETPIPE_SZ = 1032
 
 _ROUTE = re.compile(
     r"^/2018-06-01/runtime/"
@@ -105,7 +110,8 @@ class Worker:
     """A handler process kept warm between invocations, with its own Runtime API listener.
 
     One thread per worker (runtime_api.Transport.serve) reads the worker's requests and its
-    output pipe; the endpoint's thread hands an invocation to a waiting GET /next itself.
+    output pipe until the runtime waits for work; from then on its connection is lent, and the
+    invocation's own thread hands the invocation to the waiting GET /next and reads the answer.
     """
 
     def __init__(
@@ -122,6 +128,10 @@ class Worker:
         self.forks = forks  # None: a plain process (no fork server for this environment)
         self.generation = generation
         self._parked: Connection | None = None  # a GET /next waiting for work
+        #: The connection the runtime waits for work on, lent by the I/O thread (see _park):
+        #: the invocation's thread reads it while the invocation runs, and closes it.
+        self._lent: Connection | None = None
+        self._pumping = False  # a thread waits on _lent now (it closes it if it must go)
         self._queued: Invocation | None = None  # work waiting for a GET /next
         self.taken = threading.Event()  # took the invocation in hand
         self.dead = threading.Event()
@@ -134,6 +144,7 @@ class Worker:
         self._read_lock = threading.Lock()
         self._partial = b""  # output after the last newline read
         self._eof = False
+        self._pipe_bytes = 65_536  # the output pipe's capacity (see _grow_pipe)
         self._transport = Transport(self._on_request, self._on_output)
         self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._transport.port}"}
         self._process: subprocess.Popen[bytes] | ForkedProcess | None = None
@@ -159,14 +170,45 @@ class Worker:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
+                **proctree.own_group(),  # not a session: see worker_main.leave_terminal
             )
+        self._grow_pipe()
         threading.Thread(
             target=self._serve, name=f"worker-io-{self.spec.name}", daemon=True
         ).start()
 
+    def _grow_pipe(self) -> None:
+        """Ask for a PIPE_BYTES output pipe: while an invocation runs its lines are read when it
+        answers (or every MEMORY_POLL_S), so they wait in the pipe, and a handler blocks on a
+        full pipe only past that. Where that cannot be had the pipe keeps its size."""
+        stdout = self._process.stdout if self._process is not None else None
+        if stdout is None:
+            return
+        try:
+            import fcntl
+
+            fd = stdout.fileno()
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
+            self._pipe_bytes = int(fcntl.fcntl(fd, F_GETPIPE_SZ))
+        except (ImportError, OSError, ValueError):
+            return
+
     def run(self, invocation: Invocation) -> None:
-        """Hand ``invocation`` to the process and wait until it is answered, timed out or lost."""
+        """Hand ``invocation`` to the process and wait until it is answered, timed out or lost.
+
+        While it runs, its output does not wake the worker's I/O thread (each wake-up made a
+        thread of ours runnable in the middle of the handler, which on a busy machine then waited
+        for the CPU: see runtime_api): the lines are read when the answer comes, by this thread
+        every MEMORY_POLL_S, and at every line again once one such read found the pipe half full.
+        """
+        self._transport.output_interest(False)
+        try:
+            self._run(invocation)
+        finally:
+            self._transport.output_interest(True)
+
+    def _run(self, invocation: Invocation) -> None:
         with self._lock:
             self.current = invocation
             pending, self._pending = self._pending, LogBuffer()
@@ -227,13 +269,18 @@ class Worker:
             invocation.finish("init_error", body, error_type or "Runtime.Unknown")
 
     def _park(self, connection: Connection) -> None:
-        """A GET /next arrived: give it the queued invocation, or keep it for the next one."""
+        """A GET /next arrived: give it the queued invocation, or keep it for the next one. A
+        connection kept so is lent (runtime_api.Transport.lend): the next invocation's thread
+        hands the invocation over and reads the answer on it itself."""
         with self._lock:
             invocation, self._queued = self._queued, None
             if invocation is not None:
                 self._deliver(connection, invocation)
             elif not self.dead.is_set():
                 self._parked = connection
+                if not connection.lent and self._lent is None:
+                    self._transport.lend(connection)
+                    self._lent = connection
 
     def _deliver(self, connection: Connection, invocation: Invocation) -> None:
         """Answer a waiting GET /next with ``invocation`` (under the worker's lock)."""
@@ -271,10 +318,53 @@ class Worker:
             if left <= 0:
                 invocation.finish("timeout")
                 return
-            if answered.wait(min(left, MEMORY_POLL_S)):
+            if self._wait_on_runtime(answered, min(left, MEMORY_POLL_S)):
                 return
+            if self.drain_output() >= self._pipe_bytes // 2:
+                self._transport.output_interest(True)  # a flood: read it as it comes
             if self._out_of_memory(invocation):
                 return
+
+    def _wait_on_runtime(self, answered: threading.Event, timeout_s: float) -> bool:
+        """Up to ``timeout_s`` for the answer: on the lent connection, read and handled on this
+        thread (its GET /next takes a queued invocation, its POST answers), else as the I/O
+        thread reports it. True once answered."""
+        with self._lock:
+            connection = self._lent
+            self._pumping = connection is not None
+        if connection is None:
+            return answered.wait(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        try:
+            while not answered.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                if not self._transport.pump(connection, left):
+                    break
+        finally:
+            with self._lock:
+                self._pumping = False
+            if self.dead.is_set():
+                self._drop_lent(connection)  # killed while we waited: ours to close
+        if answered.is_set():
+            return True
+        self._drop_lent(connection)  # the runtime closed it (or sent what we refuse)
+        return answered.wait(max(deadline - time.monotonic(), 0.0))
+
+    def _drop_lent(self, connection: Connection | None = None) -> None:
+        """Close the lent connection (``connection``, if that is still it), unless a thread
+        waits on it now: that thread closes it when the process is gone."""
+        with self._lock:
+            lent = self._lent
+            if lent is None or (connection is not None and lent is not connection):
+                return
+            if connection is None and self._pumping:
+                return
+            self._lent = None
+            if self._parked is lent:
+                self._parked = None
+        lent.close()
 
     def _out_of_memory(self, invocation: Invocation) -> bool:
         """Past the function's MemorySize: kill the process, as Lambda does, and say so."""
@@ -321,18 +411,20 @@ class Worker:
         self.drain_output()
         return not self._eof
 
-    def drain_output(self) -> None:
-        """Read what the pipe holds now, without blocking (the reader thread, or the Runtime API
-        thread when an answer arrives), attributing each line to the invocation in hand."""
+    def drain_output(self) -> int:
+        """Read what the pipe holds now, without blocking (the reader thread, the Runtime API
+        thread when an answer arrives, or the endpoint's thread while it waits for one),
+        attributing each line to the invocation in hand; returns how many bytes were read."""
         process = self._process
+        read = 0
         if process is None or process.stdout is None:
-            return
+            return read
         with self._read_lock:
             while not self._eof:
                 try:
                     chunk = os.read(process.stdout.fileno(), READ_CHUNK)
                 except (BlockingIOError, InterruptedError):
-                    return
+                    return read
                 except (OSError, ValueError):
                     chunk = b""
                 if not chunk:
@@ -340,8 +432,10 @@ class Worker:
                     if self._partial:
                         self._line(self._partial)
                         self._partial = b""
-                    return
+                    return read
+                read += len(chunk)
                 self._feed(chunk)
+        return read
 
     def _feed(self, chunk: bytes) -> None:
         data = self._partial + chunk if self._partial else chunk
@@ -399,6 +493,7 @@ class Worker:
         self._transport.stop()
 
     def _forget_process(self) -> None:
+        self._drop_lent()
         with self._lock:
             self._parked = None
             status_fd, self._status_fd = self._status_fd, None

@@ -1,8 +1,9 @@
 """The program a warm worker runs: a Lambda runtime for one Python handler.
 
-Started by the endpoint as ``python -u worker_main.py MODULE.ATTR`` with cwd = the code directory
-and the Lambda environment (AWS_LAMBDA_RUNTIME_API pointing at the endpoint's runtime-API listener
-for this worker). It uses AWS's own runtime client, awslambdaric, when it is importable and
+Started by the endpoint as ``python -u worker_main.py MODULE.ATTR`` (leading a process group of its
+own in the endpoint's session, without the terminal: see ``leave_terminal``) with cwd = the code
+directory and the Lambda environment (AWS_LAMBDA_RUNTIME_API pointing at the endpoint's runtime-API
+listener for this worker). It uses AWS's own runtime client, awslambdaric, when it is importable and
 CFN_DEBUG_BOOTSTRAP is not "portable"; otherwise a small portable loop that speaks the same Runtime
 API and reports errors in the same shapes (errorMessage, errorType, requestId, stackTrace).
 
@@ -43,6 +44,30 @@ def keep_log_channel() -> None:
             _LOG_FD = os.dup(1)  # not inherited by the handler's children either
         except OSError:
             _LOG_FD = 1
+
+
+def leave_terminal() -> None:
+    """Give up the controlling terminal, if the process has one, and stay in its session.
+
+    A worker leads its own process group in the endpoint's session rather than a session of its
+    own: on Linux a new session is also a new scheduler group (autogroup), and a worker in a group
+    of its own was preempted by every hand-off to and from the endpoint and waited behind every
+    other busy session on a loaded machine (the emulator's runtime shares the emulator's session).
+    What a session of its own gave besides, no terminal to read, write or be signalled from, this
+    gives: TIOCNOTTY detaches only the calling process when it does not lead the session."""
+    try:
+        import fcntl
+        import termios
+
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except (ImportError, OSError):
+        return  # no controlling terminal (or no terminals at all)
+    try:
+        fcntl.ioctl(fd, termios.TIOCNOTTY)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def mark_end(request_id: str) -> None:
@@ -125,6 +150,7 @@ def main(argv: list[str]) -> int:
         print("usage: worker_main.py MODULE.ATTR", file=sys.stderr)
         return 2
     handler = argv[1]
+    leave_terminal()
     keep_log_channel()
     _prepare_path(os.environ.get("LAMBDA_TASK_ROOT", os.getcwd()))
     _record_aws_calls()  # aws-calls hook: see aws_recorder.py

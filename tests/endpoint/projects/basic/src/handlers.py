@@ -48,8 +48,10 @@ def chatty(event, context):
     """Write through every channel; the last line goes out right before returning."""
     tag = event.get("tag", "")
     lines = int(event.get("lines", 3))
+    pause = float(event.get("pause", 0))
     for i in range(lines):
         print(f"{tag} stdout {i}")
+        time.sleep(pause)
     sys.stderr.write(f"{tag} stderr\n")
     LOG.info("%s logging", tag)
     os.write(1, f"{tag} raw fd\n".encode())

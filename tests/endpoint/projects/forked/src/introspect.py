@@ -19,6 +19,12 @@ def _disposition(sig):
     return getattr(handler, "__name__", repr(handler))
 
 
+def _terminal():
+    """tty_nr of /proc/self/stat: 0 when the process has no controlling terminal."""
+    with open("/proc/self/stat", "rb") as stat:
+        return int(stat.read().rsplit(b")", 1)[1].split()[4])
+
+
 def handler(event, context):
     stdin, null = os.fstat(0), os.stat(os.devnull)
     return {
@@ -26,6 +32,8 @@ def handler(event, context):
         "ppid": os.getppid(),
         "session_leader": os.getsid(0) == os.getpid(),
         "group_leader": os.getpgid(0) == os.getpid(),
+        "session": os.getsid(0),
+        "terminal": _terminal(),
         "local_zone": time.strftime("%Z", time.localtime(0)),
         "random": random.random(),
         "signals": {
