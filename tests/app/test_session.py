@@ -167,6 +167,9 @@ async def test_an_error_in_a_handler_is_shown_and_the_app_goes_on(demo_state: Pa
     app = FailingApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
+        # the "N events found" prompt arrives by message once the tree has them: let it land
+        # first, so the error prompt below is the newest thing the status line says
+        await wait_until(pilot, lambda: "events found" in status_prompt(app).text, "the prompt")
         app.post_message(Boom())
         await wait_until(pilot, lambda: app.ui_errors, "the error to be caught")
         assert app.is_running

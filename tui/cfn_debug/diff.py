@@ -99,14 +99,12 @@ class Encodings:
         found = self._positions.get(id(values))
         if found is None:
             raw = self._content_key(values)
-            found = _RECENT_POSITIONS.get(raw) if raw is not None else None
+            found = _recall(_RECENT_POSITIONS, raw)
             if found is None:
                 prints = self._prints[id(values)][1] or []
                 found = dict(zip(prints, range(len(prints)), strict=True))
                 if raw is not None:
-                    if len(_RECENT_POSITIONS) >= _RECENT_LIMIT:
-                        del _RECENT_POSITIONS[next(iter(_RECENT_POSITIONS))]
-                    _RECENT_POSITIONS[raw] = found
+                    _remember(_RECENT_POSITIONS, raw, found)
             self._positions[id(values)] = found
         return sorted(found[p] for p in wanted if p in found)
 
@@ -382,9 +380,14 @@ _RECENT_LIMIT = 8
 _RECENT_BYTES = 64 * 1024 * 1024
 
 
-def _cost(entry: tuple[bytes, list[bytes] | tuple[set[bytes], bool]]) -> int:
-    """Bytes an entry holds, about: its key, the elements' encodings, ~64 B per element."""
+def _cost(
+    entry: tuple[bytes, list[bytes] | tuple[set[bytes], bool] | dict[bytes, int]],
+) -> int:
+    """Bytes an entry holds, about: its key, the elements' encodings, ~64 B per element (a
+    position map's ~100 B: a dict entry and an int)."""
     raw, value = entry
+    if isinstance(value, dict):
+        return 2 * len(raw) + 100 * len(value)
     return 2 * len(raw) + 64 * len(value if isinstance(value, list) else value[0])
 
 
