@@ -93,16 +93,10 @@ _mutation = st.tuples(
 )
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
-@given(
-    st.integers(256, 700),
-    st.lists(_mutation, max_size=80),
-    st.booleans(),
-    st.randoms(use_true_random=False),
-)
-def test_long_multisets_report_the_plain_surplus(
+def _mutated(
     size: int, mutations: list[tuple[str, int]], shuffle: bool, rnd: Any
-) -> None:
+) -> tuple[list[Any], list[Any]]:
+    """``size`` tags, and a copy with ``mutations`` applied (then shuffled if asked)."""
     before: list[Any] = _tags(size)
     after: list[Any] = json.loads(json.dumps(before))
     for kind, at in mutations:
@@ -119,6 +113,20 @@ def test_long_multisets_report_the_plain_surplus(
             after.append(copy.deepcopy(after[index]))
     if shuffle:
         rnd.shuffle(after)
+    return before, after
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.integers(256, 700),
+    st.lists(_mutation, max_size=80),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+def test_long_multisets_report_the_plain_surplus(
+    size: int, mutations: list[tuple[str, int]], shuffle: bool, rnd: Any
+) -> None:
+    before, after = _mutated(size, mutations, shuffle, rnd)
     assert _reported(before, after) == _surplus(before, after)
 
 
@@ -162,22 +170,7 @@ def test_positions_looked_up_report_the_changes_a_scan_reports(
     """The indices of the unpaired elements of a long array are looked up in a map of
     fingerprint to index (kept across steps) rather than scanned for: the same changes, in the
     same order, at the same pointers, as the scan."""
-    before: list[Any] = _tags(size)
-    after: list[Any] = json.loads(json.dumps(before))
-    for kind, at in mutations:
-        index = at % len(after)
-        if kind == "value":
-            after[index]["Value"] = f"v{at}"
-        elif kind == "bool":
-            after[index]["Value"] = at % 2 == 0
-        elif kind == "drop" and len(after) > 1:
-            del after[index]
-        elif kind == "add":
-            after.insert(index, {"Key": f"n{at}", "Value": "n"})
-        elif kind == "dup":
-            after.append(copy.deepcopy(after[index]))
-    if shuffle:
-        rnd.shuffle(after)
+    before, after = _mutated(size, mutations, shuffle, rnd)
     looked_up = diff_models({"Tags": before}, {"Tags": after}, SCHEMA)
     again = diff_models({"Tags": before}, {"Tags": json.loads(json.dumps(after))}, SCHEMA)
     with mock.patch.object(Encodings, "positions", lambda self, values, wanted: None):

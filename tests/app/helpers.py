@@ -20,6 +20,18 @@ from cfn_debug.demo import PROJECT_DIR as DEMO_DIR
 WAIT_S = 45.0
 
 
+def project_config(project: Path, tmp_path: Path, *options: str) -> AppConfig:
+    """The dashboard on ``project`` as `cfn-debug ui PROJECT --max-delay 0 OPTIONS...` opens it,
+    its journal in the test's directory, snapshot-safe."""
+    from cfn_debug.cli import build_parser
+
+    args = build_parser().parse_args(["ui", str(project), "--max-delay", "0", *options])
+    made = AppConfig.from_args(args)
+    made.journal = tmp_path / "session.jsonl"
+    made.deterministic = True
+    return made
+
+
 def demo_config(state_dir: Path, **overrides: object) -> AppConfig:
     """The bundled demo with its own state directory, delays capped at 0, snapshots-safe."""
     settings: dict[str, object] = {

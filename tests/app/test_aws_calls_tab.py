@@ -25,9 +25,8 @@ from textual.widgets import DataTable
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
 from cfn_debug.aws.local import LOCAL_CREDENTIALS
-from cfn_debug.cli import build_parser
 
-from .helpers import opened, run_event, screen_text, wait_until
+from .helpers import opened, project_config, run_event, screen_text, wait_until
 
 TABLE_NOTE = Path(__file__).resolve().parents[1] / "aws" / "projects" / "table-note"
 SIZE = (220, 60)
@@ -37,11 +36,7 @@ CALL_ROW = re.compile(r"│\s+(?:\d+\s+)?([a-z0-9-]+)\.([A-Z][A-Za-z]+)(?:\s+(\d
 
 
 def config(tmp_path: Path) -> AppConfig:
-    args = build_parser().parse_args(["ui", str(TABLE_NOTE), "--max-delay", "0", "--local-aws"])
-    made = AppConfig.from_args(args)
-    made.journal = tmp_path / "session.jsonl"
-    made.deterministic = True
-    return made
+    return project_config(TABLE_NOTE, tmp_path, "--local-aws")
 
 
 def moto(url: str, action: str) -> str:

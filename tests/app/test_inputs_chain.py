@@ -11,19 +11,14 @@ import pytest
 
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
-from cfn_debug.cli import build_parser
 
-from .helpers import run_event
+from .helpers import project_config, run_event
 
 TABLE_ITEM = Path(__file__).resolve().parents[1] / "trial" / "projects" / "table-item"
 
 
 def config(tmp_path: Path) -> AppConfig:
-    args = build_parser().parse_args(["ui", str(TABLE_ITEM), "--max-delay", "0", "--local-aws"])
-    made = AppConfig.from_args(args)
-    made.journal = tmp_path / "session.jsonl"
-    made.deterministic = True
-    return made
+    return project_config(TABLE_ITEM, tmp_path, "--local-aws")
 
 
 @pytest.mark.slow

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from app.helpers import run_event
+from app.helpers import project_config, run_event
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
-from cfn_debug.cli import build_parser
 
 from .conftest import TABLE_NOTE, client
 
@@ -20,11 +19,7 @@ SIZE = (140, 45)
 
 
 def config(tmp_path: Path, *options: str) -> AppConfig:
-    args = build_parser().parse_args(["ui", str(TABLE_NOTE), "--max-delay", "0", *options])
-    made = AppConfig.from_args(args)
-    made.journal = tmp_path / "session.jsonl"
-    made.deterministic = True
-    return made
+    return project_config(TABLE_NOTE, tmp_path, *options)
 
 
 @pytest.mark.slow

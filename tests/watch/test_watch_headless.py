@@ -48,21 +48,13 @@ class Lines:
         raise AssertionError(f"{needle!r} never printed; got:\n{''.join(self.text)}")
 
 
-def test_run_watch_reruns_on_save_and_exits_130_on_ctrl_c(project: Path, state: Path) -> None:
+def run_watch(project: Path, state: Path, event: str) -> subprocess.Popen[str]:
+    """`cfn-debug run --watch` on one of the project's sample events, in a session of its own
+    (so the test can send it Ctrl-C as a terminal would)."""
     env = {**os.environ, "CFN_DEBUG_DEMO_STATE": str(state), "NO_COLOR": "1", "COLUMNS": "200"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cfn_debug.cli",
-            "run",
-            "--watch",
-            "--project",
-            str(project),
-            "--max-delay",
-            "0",
-            str(project / "sample_events" / "read.json"),
-        ],
+    command = [sys.executable, "-m", "cfn_debug.cli", "run", "--watch", "--project", str(project)]
+    return subprocess.Popen(
+        [*command, "--max-delay", "0", str(project / "sample_events" / event)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -70,6 +62,10 @@ def test_run_watch_reruns_on_save_and_exits_130_on_ctrl_c(project: Path, state: 
         cwd=project,
         start_new_session=True,
     )
+
+
+def test_run_watch_reruns_on_save_and_exits_130_on_ctrl_c(project: Path, state: Path) -> None:
+    proc = run_watch(project, state, "read.json")
     try:
         out = Lines(proc)
         out.until("watching")
@@ -104,27 +100,7 @@ def test_run_watch_reruns_the_demo_create_without_already_exists(
 ) -> None:
     """Issue 13 item 4 through the CLI: each save re-runs the create as a new request (fresh
     token and Name), so every run succeeds instead of the second answering AlreadyExists."""
-    env = {**os.environ, "CFN_DEBUG_DEMO_STATE": str(state), "NO_COLOR": "1", "COLUMNS": "200"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cfn_debug.cli",
-            "run",
-            "--watch",
-            "--project",
-            str(project),
-            "--max-delay",
-            "0",
-            str(project / "sample_events" / "create.json"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=project,
-        start_new_session=True,
-    )
+    proc = run_watch(project, state, "create.json")
     try:
         out = Lines(proc)
         out.until("watching")
