@@ -12,11 +12,15 @@ import asyncio
 import contextlib
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError
+
+if TYPE_CHECKING:
+    from cfn_debug.events import EventSpec
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # watch mode ends only on Ctrl-C
@@ -281,26 +285,22 @@ def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) ->
 _LIFECYCLE = {"CREATE": 0, "READ": 1, "UPDATE": 2, "LIST": 3, "DELETE": 4}
 
 
-def lifecycle_order(events: Any) -> list[Any]:
+def lifecycle_order(events: Sequence[EventSpec]) -> list[EventSpec]:
     """Events of one directory (sam-tests/, sample_events/) in the order a resource lives:
     create, read, update, list, delete (a name sorts `delete` before `read`); files of the same
     action keep their name order, and inputs/ keeps its N-by-N create-update-invalid order."""
     from cfn_debug.project import INPUT_DIRS
 
-    def key(indexed: tuple[int, Any]) -> tuple[int, int, int]:
-        index, event = indexed
-        path = getattr(event, "path", None)
-        directory = str(path.parent) if path is not None else ""
-        if path is None or path.parent.name in INPUT_DIRS:
-            return (first_seen[directory], 0, index)
-        action = getattr(getattr(event, "action", None), "value", "")
-        return (first_seen[directory], _LIFECYCLE.get(action, 5), index)
-
-    events = list(events)
-    first_seen: dict[str, int] = {}
+    directories: dict[Path | None, int] = {}  # in the order the project listed them
     for event in events:
-        path = getattr(event, "path", None)
-        first_seen.setdefault(str(path.parent) if path is not None else "", len(first_seen))
+        directories.setdefault(event.path.parent if event.path else None, len(directories))
+
+    def key(indexed: tuple[int, EventSpec]) -> tuple[int, int, int]:
+        index, event = indexed
+        parent = event.path.parent if event.path else None
+        inputs = parent is None or parent.name in INPUT_DIRS
+        return (directories[parent], 0 if inputs else _LIFECYCLE[event.action.value], index)
+
     return [event for _, event in sorted(enumerate(events), key=key)]
 
 

@@ -13,12 +13,6 @@ if TYPE_CHECKING:
     from cfn_debug.records import RunRecord
 
 
-def is_demo(root: Path | None) -> bool:
-    from cfn_debug.demo.runs import is_demo as demo
-
-    return demo(root)
-
-
 def reset(env_vars: Any) -> Path:
     """Forget every widget earlier runs created; the state directory reset. Raises OSError."""
     from cfn_debug.demo.runs import reset_state

@@ -234,9 +234,10 @@ class MainStream(_Base):
         )
 
     def _is_demo(self) -> bool:
-        from cfn_debug.app import demo_support
-
-        return demo_support.is_demo(self.live.project_root)
+        """The bundled demo or a copy of it, as the engine decides it (``Workspace.is_demo``,
+        which also picks the runs' fresh token and Name)."""
+        workspace = self.live.workspace
+        return workspace is not None and workspace.is_demo
 
     # --- watch mode -------------------------------------------------------------------------
 
