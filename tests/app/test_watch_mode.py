@@ -3,6 +3,7 @@ dashboard shows what changed against the previous run."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cfn_debug.app.app import CfnDebugApp
@@ -97,3 +98,34 @@ async def test_a_failed_build_is_shown_and_nothing_reruns(tmp_path: Path) -> Non
         await pilot.press("1")
         text = screen_text(app)
         assert "compiling" in text and "nothing re-ran" in text
+
+
+async def test_an_edited_event_is_sent_as_written_by_a_watch_rerun_before_any_run(
+    tmp_path: Path,
+) -> None:
+    """An edit pins the event's Name (Workspace.request_for) from the moment it is applied: a
+    save that re-runs it in watch mode before the user ran it sends the Name as written, not the
+    demo's fresh one (a re-run is still a new request: a new token, tests/watch)."""
+    project = tmp_path / "project"
+    _copy_demo(project)
+    app = CfnDebugApp(demo_config(tmp_path / "state", project_dir=project, watch=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await run_event(pilot, "create")
+        index = app.view.event_index
+        assert index is not None
+        data = json.loads(json.dumps(app.events[index].data))
+        data["request"]["desiredResourceState"]["Name"] = "pinned-by-an-edit"
+        app.main.event_edited(index, data)  # applied, not run
+        await wait_until(pilot, lambda: app.query_one(SessionHeader).watch, "watching")
+        await pilot.pause(0.3)  # the watches are registered on the watcher's first turn
+        generation = app.view.generation
+        handlers = project / HANDLERS
+        handlers.write_text(handlers.read_text(encoding="utf-8") + "\n# saved\n", "utf-8")
+        await wait_until(
+            pilot,
+            lambda: app.view.generation > generation and app.view.ended and not app.running,
+            "the re-run after the save",
+        )
+        request = (app.view.steps or [])[0].request["request"]
+        assert request["desiredResourceState"]["Name"] == "pinned-by-an-edit"
+        assert request["clientRequestToken"] != data["request"].get("clientRequestToken")

@@ -85,6 +85,8 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.pending_context: Any = ...
         #: What the status line was told last (the footer's keys depend on it).
         self.status_state: InFlight | Countdown | Prompt | None = None
+        #: The "Could not open" prompt: the one error a successful (re)open replaces.
+        self._open_error: Prompt | None = None
         #: Watch mode's latest activity: the save seen (ChangeDetected), the build (BuildFinished).
         self.last_change: Any = None
         self.last_build: Any = None
@@ -213,6 +215,9 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         if self.selected_event is None:  # its NodeHighlighted may come later
             self.selected_event = first
         self._show_function(self.selected_event)
+        shown = self.status_state
+        if isinstance(shown, Prompt) and shown.tone == "error" and shown is not self._open_error:
+            return  # an error said meanwhile (an internal one, the journal's) stays in view
         self.say(
             Prompt(
                 f"{len(self.events)} events found. Select one and press r to run it.",
@@ -225,7 +230,10 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.header.type_name = "(no project)"
         again = "" if self.live.read_only else "  Press r to try again, q to quit."
         what = "the saved session" if self.live.read_only else "the project"
-        self.say(Prompt(f"Could not open {what}: {message.error}", message.hint + again, "error"))
+        self._open_error = Prompt(
+            f"Could not open {what}: {message.error}", message.hint + again, "error"
+        )
+        self.say(self._open_error)
 
     def _show_events(self, workspace: Workspace, *, reload: bool = False) -> None:
         """Take the workspace's events (dropping this session's edits) and its type name."""
@@ -378,6 +386,9 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.events[index] = event
         if edited:
             self.edited.add(index)
+            # pinned now, not when it is first run: a watch re-run (a save) may send it before
+            if self.live.workspace is not None:
+                self.live.workspace.pin(event)
         else:
             self.edited.discard(index)
         self.panel.post_message(EventReplaced(index, event, edited=edited))
