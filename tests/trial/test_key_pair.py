@@ -37,3 +37,32 @@ def test_an_update_that_keeps_the_create_only_value_is_a_should_not_a_must() -> 
     assert "requested-properties-returned" in shown  # still shown, not counted
     assert "requested-properties-returned" in update["waived"]
     assert scenario["leaked"] == []
+
+
+QUEUE_SETTING = Path(__file__).parent / "projects" / "queue-setting"
+
+
+@pytest.mark.slow
+def test_an_update_that_trusts_the_create_only_value_may_fail_without_a_must() -> None:
+    """JB::EMR::StepConcurrencyLevel's shape: update addresses the resource by its createOnly
+    property (CloudFormation never changes it), so a changed one is an AWS error the handler
+    never expected and the library's InternalFailure. That is the SHOULD
+    scenario-create-only-not-updatable, not also a MUST handler-exception (exit 1 before)."""
+    proc = cfn_debug(
+        "scenario", "update-create-only", "--project", str(QUEUE_SETTING), "--local-aws", "--json"
+    )
+    doc = document(proc)
+    (scenario,) = doc["scenarios"]
+    assert proc.returncode == 0, json.dumps(scenario, indent=1)[:3000]
+    assert scenario["outcome"] == "warned"
+    (verdict,) = scenario["verdicts"]
+    assert (verdict["rule_id"], verdict["status"], verdict["level"]) == (
+        "scenario-create-only-not-updatable",
+        "fail",
+        "SHOULD",
+    )
+    assert "InternalFailure" in verdict["message"]
+    update = scenario["actions"][1]
+    shown = {f["rule_id"] for s in update["run"]["steps"] for f in s["findings"]}
+    assert "handler-exception" in shown and "handler-exception" in update["waived"]
+    assert scenario["leaked"] == []
