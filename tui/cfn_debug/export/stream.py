@@ -52,9 +52,11 @@ class _Reader:
         self.eof = False
         self.lines = 0  # newlines in the text dropped from the window
         self.line_start = 0  # offset from the window's start of the current line (may be < 0)
+        self.last_size = 0  # the length of the last value parsed: the next is often as long
 
-    def more(self) -> bool:
-        """Read more text (at least as much again as the window holds unread); False at EOF."""
+    def more(self, at_least: int = 0) -> bool:
+        """Read more text (at least as much again as the window holds unread, and at least
+        ``at_least``); False at EOF."""
         if self.eof:
             return False
         dropped = self.buf[: self.pos]
@@ -63,7 +65,7 @@ class _Reader:
             self.lines += newlines
             self.line_start = dropped.rfind("\n") + 1
         self.line_start -= self.pos
-        want = max(self.chunk, len(self.buf) - self.pos)
+        want = max(self.chunk, len(self.buf) - self.pos, at_least)
         parts = [self.buf[self.pos :]]
         got = 0
         while got < want:
@@ -95,6 +97,11 @@ class _Reader:
         """The next JSON value, parsed whole by the json module."""
         if not self.peek():
             raise self.error("Expecting value", self.pos)
+        # Steps of one chain are alike: a window as long as the last value saves parsing a
+        # long one again and again as the window grows.
+        wanted = self.last_size + self.last_size // 8 + _NUMBER_TAIL
+        if len(self.buf) - self.pos < wanted:
+            self.more(wanted - (len(self.buf) - self.pos))
         while True:
             try:
                 found, end = self.json.raw_decode(self.buf, self.pos)
@@ -106,6 +113,7 @@ class _Reader:
             # leaves "e" behind): read on, and parse it again, until it ends well inside.
             if end + _NUMBER_TAIL > len(self.buf) and self.more():
                 continue
+            self.last_size = end - self.pos
             self.pos = end
             return found
 
