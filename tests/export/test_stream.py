@@ -84,12 +84,14 @@ def test_a_repeated_context_is_one_object() -> None:
         {"request": {"callbackContext": {"n": 2}}, "result": {"progress": {}}},
     ]
     text = json.dumps({"format": "f", "runs": [{"steps": steps}]})
-    loaded = load(io.BytesIO(text.encode()), chunk=64)
-    assert loaded == json.loads(text)
-    got = loaded["runs"][0]["steps"]
-    first = got[0]["result"]["progress"]["callbackContext"]
-    for step in got[1:4]:
-        assert step["request"]["callbackContext"] is first
-        assert step["result"]["progress"]["callbackContext"] is first
-    assert got[4]["request"]["callbackContext"] is first
-    assert got[5]["request"]["callbackContext"] is got[4]["result"]["progress"]["callbackContext"]
+    for chunk in (64, 1 << 20):  # a run walked step by step, and a run the window holds
+        loaded = load(io.BytesIO(text.encode()), chunk=chunk)
+        assert loaded == json.loads(text)
+        got = loaded["runs"][0]["steps"]
+        first = got[0]["result"]["progress"]["callbackContext"]
+        for step in got[1:4]:
+            assert step["request"]["callbackContext"] is first
+            assert step["result"]["progress"]["callbackContext"] is first
+        assert got[4]["request"]["callbackContext"] is first
+        after = got[4]["result"]["progress"]["callbackContext"]
+        assert got[5]["request"]["callbackContext"] is after

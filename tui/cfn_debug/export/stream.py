@@ -117,6 +117,16 @@ class _Reader:
             self.pos = end
             return found
 
+    def whole(self) -> tuple[bool, Any]:
+        """The next value if the window holds all of it (parsed in one go), else (False, None)
+        with nothing read: the caller walks it piece by piece instead."""
+        try:
+            found, end = self.json.raw_decode(self.buf, self.pos)
+        except (json.JSONDecodeError, RecursionError):
+            return False, None
+        self.pos = end
+        return True, found
+
     def key(self, close: str) -> str | None:
         """The next member's key and its colon, or None at ``close`` (the object's end)."""
         if self.peek() == close:
@@ -216,8 +226,17 @@ def _share_context(step: Any, last: dict[str, Any] | None) -> dict[str, Any] | N
 
 
 def _run(reader: _Reader) -> Any:
-    if not _opened(reader, "{"):
+    if reader.peek() != "{":
         return reader.value()
+    done, run = reader.whole()  # a run the window holds: one parse, then its steps shared
+    if done:
+        steps = run.get("steps")
+        if isinstance(steps, list):
+            last = None
+            for step in steps:
+                last = _share_context(step, last)
+        return run
+    reader.pos += 1
     return _object(reader, {"steps": _steps})
 
 
