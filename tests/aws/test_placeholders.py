@@ -157,3 +157,69 @@ def test_exports_that_cannot_be_listed_fail_once_not_per_file() -> None:
         with pytest.raises(CfnDebugError, match="cannot list"):
             fill_data(["{{Anything}}"], exports, path=None)
     assert calls == [1]
+
+
+# --- a placeholder outside a JSON string ("Count": {{Count}}) -------------------------------------
+
+BARE = '{\n  "Name": "{{Bucket}}-x",\n  "Count": {{ Num }},\n  "Rules": [{{Rule}}, "{{Num}}"]\n}\n'
+BARE_EXPORTS = {**EXPORTS, "Rule": '{"Days": 3}'}
+
+
+def test_a_placeholder_outside_a_string_is_filled_as_cfn_test_fills_it(tmp_path: Path) -> None:
+    """`cfn test` puts the export's text where the placeholder stands, so "Count": {{Num}} is
+    the number 7 and [{{Rule}}] holds the object; the same file gives the same model here
+    (it used to be 'invalid JSON at line 3')."""
+    from rpdk.core.test import _stub_exports
+
+    from cfn_debug.aws.placeholders import read_json_filled
+
+    path = tmp_path / "inputs_1_create.json"
+    path.write_text(BARE)
+    expected = json.loads(_stub_exports(BARE, BARE_EXPORTS, PATTERN.pattern))
+    data, filled = read_json_filled(path, Exports(BARE_EXPORTS))
+    assert data == expected == {"Name": "my-bucket-x", "Count": 7, "Rules": [{"Days": 3}, "7"]}
+    assert sorted((f.pointer, f.name) for f in filled) == [
+        ("/Count", "Num"),
+        ("/Name", "Bucket"),
+        ("/Rules/0", "Rule"),
+        ("/Rules/1", "Num"),
+    ]
+    event = load_event(path, exports=Exports(BARE_EXPORTS))
+    assert event.normalized.desired["Count"] == 7
+
+
+def test_an_export_that_is_no_json_value_outside_a_string_says_to_quote_it(tmp_path: Path) -> None:
+    path = tmp_path / "inputs_1_create.json"
+    path.write_text('{"Count": {{Bucket}}}')
+    with pytest.raises(PlaceholderError) as caught:
+        load_event(path, exports=Exports(EXPORTS))
+    message = str(caught.value)
+    assert message.startswith(f"{path}: /Count: {{{{Bucket}}}} stands outside a JSON string")
+    assert "'my-bucket'" in message and '"{{Bucket}}" (in quotes)' in message
+    with pytest.raises(PlaceholderError, match=r"/Count: unresolved placeholder \{\{Bucket\}\}"):
+        load_event(path, exports=None)
+
+
+def test_a_file_that_is_no_json_for_another_reason_keeps_its_error(tmp_path: Path) -> None:
+    path = tmp_path / "inputs_1_create.json"
+    path.write_text('{"Count": {{Num}}, "Name": nope}')
+    with pytest.raises(CfnDebugError, match=r"invalid JSON at line 1, column 28: Expecting value"):
+        load_event(path, exports=Exports(EXPORTS))
+
+
+def test_scenario_inputs_keep_a_bare_placeholder_value_unchanged(tmp_path: Path) -> None:
+    """A value from an export names something that exists: no unique suffix, and generated
+    inputs get it too, whether the placeholder was quoted or not."""
+    project_dir = tmp_path / "table-note"
+    import shutil
+
+    shutil.copytree(TABLE_NOTE, project_dir, ignore=shutil.ignore_patterns("build"))
+    create = project_dir / "inputs" / "inputs_1_create.json"
+    data = json.loads(create.read_text())
+    text = json.dumps({**data, "TableName": "@T@"}).replace('"@T@"', "{{Table}}")
+    create.write_text(text)
+    exports = Exports({"Table": '"notes"', "CfnDebugFixtureNotesTable": "notes"})
+    project = discover_project(project_dir, exports=exports)
+    inputs = resolve_inputs(project, load_schema(project.schema_path))
+    assert inputs.create["TableName"] == "notes"
+    assert "/TableName" in inputs.unique_exempt

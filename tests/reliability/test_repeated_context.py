@@ -69,10 +69,42 @@ def test_a_5_mb_context_replayed_100_times_is_stored_once(tmp_path: Path) -> Non
         capture_output=True, text=True, env=child_env(), cwd=REPO, timeout=300,
     )  # fmt: skip
     assert exported.returncode == 0, exported.stderr[-2000:]
-    assert "context_refs" not in out.read_text(encoding="utf-8")[:1000]
+    with out.open(encoding="utf-8") as head:
+        assert "context_refs" not in head.read(1000)
+    assert out.stat().st_size > 900 * MB  # self-contained: every step's context in full
+
+    # Loaded back, the repeated context is one object again, as the journal loader keeps it:
+    # the child's peak is a few contexts, not the 1 GB text plus a copy per step (~2 GB).
+    loaded = subprocess.run(
+        [sys.executable, "-c", LOAD_WITH_PEAK_RSS, str(out)],
+        capture_output=True, text=True, env=child_env(), cwd=REPO, timeout=300,
+    )  # fmt: skip
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert loaded.stdout.split() == ["101", "5242880", "shared"], loaded.stdout
+    peak_mb = peak_rss_mb(loaded.stderr)
+    assert peak_mb < 400, f"peak RSS loading the transcript {peak_mb:.0f} MB"
+
     (again,) = load_transcript(out).runs
     assert len(again.steps[50].request["callbackContext"]["state"]) == 5 * MB
     json.loads(journal.read_bytes().splitlines()[-1])
+
+
+#: ``python -c LOAD_WITH_PEAK_RSS TRANSCRIPT``: load it, print the steps, a context's size and
+#: whether two steps share one context object, then the process's own peak (VmHWM) on stderr.
+LOAD_WITH_PEAK_RSS = """
+import sys
+from cfn_debug.export.json import load_transcript
+(run,) = load_transcript(sys.argv[1]).runs
+steps = run.steps
+first = steps[1].request["callbackContext"]
+same = all(
+    s.request["callbackContext"] is first and s.result.progress["callbackContext"] is first
+    for s in steps[1:-1]
+)
+print(len(steps), len(first["state"]), "shared" if same else "copies")
+with open("/proc/self/status", encoding="ascii") as status:
+    print(next(line for line in status if line.startswith("VmHWM:")), file=sys.stderr)
+"""
 
 
 def test_the_peak_read_in_a_child_is_the_childs_own() -> None:

@@ -152,17 +152,16 @@ def load_event(path: Path, *, name: str | None = None, exports: Any = None) -> E
     """Read an event file of either shape (or a `cfn invoke` request file, or a bare model of
     inputs/ named inputs_N_create|update|invalid.json); ``exports`` (aws.placeholders.Exports)
     fills its ``{{ExportName}}`` placeholders, and one left unfilled is a PlaceholderError."""
-    data = read_json(path)
-    from cfn_debug.aws.placeholders import fill_data
+    from cfn_debug.aws.placeholders import read_json_filled
 
-    data = fill_data(data, exports, path=path)
+    data = read_json_filled(path, exports)[0]
     model_action = _input_file_action(path)
     if model_action is not None and isinstance(data, dict) and not _looks_like_event(data):
         previous = None
         if model_action is Action.UPDATE:  # the previous state: the create input of the same N
             sibling = path.with_name(path.name.replace("_update.json", "_create.json"))
             if sibling.is_file():
-                previous = fill_data(read_json(sibling), exports, path=sibling)
+                previous = read_json_filled(sibling, exports)[0]
                 if not isinstance(previous, dict):
                     raise EventError("expected a resource model (a JSON object)", path=sibling)
         return event_from_model(

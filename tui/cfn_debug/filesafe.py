@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -74,3 +75,17 @@ def read_text(path: str | Path, max_bytes: int | None = MAX_INPUT_BYTES) -> str:
     """The UTF-8 text of the regular file at ``path``, at most ``max_bytes`` long; OSError or
     UnicodeDecodeError otherwise."""
     return read_bytes(path, max_bytes).decode("utf-8")
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """The regular file at ``path`` open for reading bytes (links followed), as ``read_bytes``
+    checks it, for a caller that reads it a piece at a time; OSError otherwise."""
+    _check(path, os.stat(path).st_mode)
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    file = open(descriptor, "rb")  # noqa: SIM115 (the caller closes it)
+    try:
+        _check(path, os.fstat(descriptor).st_mode)
+    except OSError:
+        file.close()
+        raise
+    return file

@@ -53,10 +53,11 @@ def infrastructure_error(result: InvokeResult) -> str | None:
     succeeded = isinstance(progress, dict) and progress.get("status") in ("SUCCESS", "IN_PROGRESS")
     unserved = None if succeeded else _unserved_call(result.aws_calls)
     if unserved is not None:
+        status = f"HTTP {unserved.http_status}" if unserved.http_status else "answered"
         return (
-            f"the local AWS could not serve {unserved.service} {unserved.operation} (HTTP "
-            f"{unserved.http_status} with a web server's error page: moto does not implement "
-            "it): an infrastructure limit, not the handler's answer"
+            f"the local AWS could not serve {unserved.service} {unserved.operation} ({status} "
+            "with a web server's error page: moto does not implement it, or failed on it): an "
+            "infrastructure limit, not the handler's answer"
         )
     if result.kind is not OutcomeKind.PROGRESS or not isinstance(progress, dict):
         return None
@@ -77,10 +78,17 @@ def infrastructure_error(result: InvokeResult) -> str | None:
 
 def _unserved_call(calls: Any) -> Any:
     """The first AWS call answered with an HTML 5xx page: what moto's server (Flask) sends for a
-    service or operation it does not implement. AWS answers its APIs in XML or JSON, never so."""
+    service or operation it does not implement (or an error in moto itself). AWS answers its APIs
+    in XML or JSON, never so. For an XML protocol (EC2, IAM, SQS's query API, STS, ...) botocore
+    cannot parse the page: it raises ResponseParserError (no ClientError, no status), the page's
+    first bytes in its message."""
     for call in calls or ():
         status = getattr(call, "http_status", None) or 0
         message = (getattr(call, "error_message", None) or "").lstrip().lower()
         if status >= 500 and message.startswith(("<!doctype html", "<html")):
+            return call
+        if getattr(call, "error_code", None) == "ResponseParserError" and (
+            "b'<!doctype html" in message or "b'<html" in message
+        ):
             return call
     return None

@@ -153,7 +153,7 @@ def _load_inputs(
             if kind not in files:
                 continue
             try:
-                models[kind] = _filled(read_json(files[kind]), exports, files[kind])
+                models[kind] = _filled(files[kind], exports)
                 if not isinstance(models[kind], dict):
                     raise EventError("expected a resource model (a JSON object)", path=files[kind])
             except CfnDebugError as exc:
@@ -229,10 +229,10 @@ class InputsChain:
             self.created[key] = model
 
 
-def _filled(data: Any, exports: Exports | None, path: Path) -> Any:
-    from cfn_debug.aws.placeholders import fill_data
+def _filled(path: Path, exports: Exports | None) -> Any:
+    from cfn_debug.aws.placeholders import read_json_filled
 
-    return fill_data(data, exports, path=path)
+    return read_json_filled(path, exports)[0]
 
 
 def find_events(

@@ -24,7 +24,7 @@ from cfn_debug.export.collector import collector_paused
 from cfn_debug.export.masking import Masker
 from cfn_debug.export.source import session_from
 from cfn_debug.export.validation import check_run
-from cfn_debug.filesafe import read_text
+from cfn_debug.filesafe import open_regular, read_text
 from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 from cfn_debug.records import RunRecord
 from cfn_debug.session import Session, load_journal
@@ -105,22 +105,40 @@ def transcript_from_data(data: Any, path: Path) -> Session:
 
 
 def load_transcript(path: str | Path) -> Session:
-    """Load a JSON transcript written by :func:`write_json` as the Session it was written from."""
+    """Load a JSON transcript written by :func:`write_json` as the Session it was written from.
+
+    Read a step at a time (export.stream): a callbackContext that repeats from step to step is
+    kept once, as the journal keeps it, not once per step and the file's text besides."""
     path = Path(path)
+    return transcript_from_data(_stream(path, "expected JSON"), path)
+
+
+def _stream(path: Path, what: str, *, suffix: str = "") -> Any:
+    """The JSON value of the transcript at ``path`` (export.stream.load), or a JournalError:
+    ``what`` starts the message of a JSON fault, ``suffix`` ends it."""
+    from cfn_debug.export.stream import JsonStreamError, load
+
     try:
-        text = read_text(path, max_bytes=None)
+        with open_regular(path) as file, collector_paused():
+            return load(file)
     except OSError as error:
         raise JournalError(f"cannot read the transcript: {error.strerror}", path=path) from None
     except UnicodeDecodeError:
         raise JournalError("expected UTF-8 text", path=path) from None
-    try:
-        data = _parse(text, path)
-    except json.JSONDecodeError as error:
+    except JsonStreamError as error:
         raise JournalError(
-            f"expected JSON: {error.msg} at line {error.lineno} column {error.colno}",
+            f"{what}: {error.msg} at line {error.lineno} column {error.colno}{suffix}", path=path
+        ) from None
+    except RecursionError:
+        raise JournalError(
+            "expected JSON nested at most a few hundred levels deep: this file nests deeper "
+            "than cfn-debug ever writes",
             path=path,
         ) from None
-    return transcript_from_data(data, path)
+    except ValueError as error:
+        if not is_digit_limit(error):
+            raise
+        raise JournalError(TOO_MANY_DIGITS, path=path) from None
 
 
 def _parse(text: str, path: Path) -> Any:
@@ -152,6 +170,20 @@ def load_session(path: Path) -> Session:
 
     What `cfn-debug export` and `cfn-debug open` take as input.
     """
+    try:
+        with open_regular(path) as file:
+            head = file.read(512)
+    except FileNotFoundError:
+        raise JournalError("no such file; expected a journal or transcript", path=path) from None
+    except OSError as error:
+        raise JournalError(f"cannot read: {error.strerror}", path=path) from None
+    if _looks_like_transcript(head.decode("utf-8", "replace")):
+        data = _stream(
+            path,
+            "a truncated or damaged transcript",
+            suffix=" (expected the whole JSON document)",
+        )
+        return transcript_from_data(data, path)
     try:
         text = read_text(path, max_bytes=None)
     except FileNotFoundError:

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.errors import EventError
-from cfn_debug.events import read_json
 from cfn_debug.records import Action
 from cfn_debug.schema import (
     MISSING,
@@ -62,10 +61,10 @@ class ScenarioInputs:
 
 def _model_file(path: Path, exports: Any = None, exempt: set[str] | None = None) -> dict[str, Any]:
     """The model in ``path``, its placeholders filled; their pointers are added to ``exempt``."""
-    from cfn_debug.aws.placeholders import fill
+    from cfn_debug.aws.placeholders import fill, read_json_bare
 
-    raw = read_json(path)
-    data, filled = fill(raw, exports, path=path)
+    raw, bare = read_json_bare(path)
+    data, filled = fill(raw, exports, path=path, bare=bare)
     if not isinstance(data, dict):
         raise EventError("expected a resource model (a JSON object)", path=path)
     if exempt is not None:
@@ -134,9 +133,9 @@ def read_overrides(root: Path, exports: Any = None) -> dict[str, dict[str, Any]]
     path = root / OVERRIDES
     if not path.is_file():
         return None
-    from cfn_debug.aws.placeholders import fill_data
+    from cfn_debug.aws.placeholders import read_json_filled
 
-    data = fill_data(read_json(path), exports, path=path)
+    data = read_json_filled(path, exports)[0]
     if not isinstance(data, dict):
         raise EventError('expected an object such as {"CREATE": {"/Name": "x"}}', path=path)
     out: dict[str, dict[str, Any]] = {}
