@@ -305,6 +305,53 @@ _RECENT_MIN = 64 * 1024
 _RECENT_KEPT = 4
 
 
+def _marks_searcher() -> Callable[[bytes], bool] | None:
+    """One RE2 pass that tells whether ``raw.lower()`` holds one of ``_MARKS`` (~0.7 GB/s, where
+    lowering and seven ``in`` passes take twice as long), or None without RE2.
+
+    Latin-1 mode, case-insensitive: every byte is one character, and the only characters that
+    fold to the marks' ASCII letters are their ASCII upper cases (the non-ASCII ones that fold
+    to k and s, KELVIN SIGN and LONG S, are beyond Latin-1), so a match is exactly a mark in the
+    ASCII-lowered bytes."""
+    try:
+        import re2
+        from re2 import _re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = False
+    options.encoding = re2.Options.Encoding.LATIN1
+    program = _re2.RE2(b"|".join(_MARKS), options)
+    if not program.ok():  # pragma: no cover
+        return None
+    match = program.Match
+    unanchored = _re2.RE2.Anchor.UNANCHORED
+    missing = (-1, -1)
+
+    def search(raw: bytes) -> bool:
+        return match(unanchored, raw, 0, len(raw))[0] != missing
+
+    return search
+
+
+def _holds_mark_plain(raw: bytes) -> bool:
+    """Whether ``raw.lower()`` holds one of ``_MARKS`` (the reference for ``_holds_mark``)."""
+    lowered = raw.lower()
+    return any(mark in lowered for mark in _MARKS)
+
+
+#: Below this many bytes the plain test is as quick as a call into RE2.
+_SEARCH_MIN = 4096
+_search_marks = _marks_searcher()
+
+
+def _holds_mark(raw: bytes) -> bool:
+    if _search_marks is None or len(raw) < _SEARCH_MIN:
+        return _holds_mark_plain(raw)
+    return _search_marks(raw)
+
+
 def may_hold_secret(raw: bytes) -> bool:
     """False only if ``redact`` leaves the value encoded as ``raw`` (UTF-8 JSON) unchanged."""
     large = len(raw) >= _RECENT_MIN
@@ -312,8 +359,7 @@ def may_hold_secret(raw: bytes) -> bool:
         return False
     if not raw.isascii() and _KELVIN in raw:
         return True
-    lowered = raw.lower()
-    if any(mark in lowered for mark in _MARKS):
+    if _holds_mark(raw):
         return True
     if large:
         _RECENT_CLEAN.insert(0, raw)

@@ -253,20 +253,54 @@ _WHOLE_LINE_MAX = 16 * 1024
 def _entry_line(entry: dict[str, Any], step: Step) -> str | list[bytes]:
     """``_dumps(redact(entry))``: so for a small entry (a walk and one ``json.dumps`` cost less
     than taking it apart), by ``redacted_json`` for a large one."""
-    raw = exact(entry)
-    if raw is not None and len(raw) < _WHOLE_LINE_MAX:
-        return _dumps(redact(entry))
+    from cfn_debug.diff import step_encodings
+
+    known = step_encodings(step)
+    if not _has_large_member(step, known):  # else encoding it whole to measure it is wasted
+        raw = exact(entry)
+        if raw is not None and len(raw) < _WHOLE_LINE_MAX:
+            return _dumps(redact(entry))
     # its models' members are encoded by orjson unless they may hold a credential (a 5 MB
     # model: ~10 ms instead of a redaction walk and json's ~100 ms); split_depth 5: entry,
     # step, request, request, model are taken apart, so the parts are the ones build_step
     # scanned (redact_large), found clean by bytes comparison (may_hold_secret remembers them)
     # the models' encodings build_step made (for the diffs and its secret scan) are reused
-    from cfn_debug.diff import step_encodings
-
-    known = step_encodings(step)
     return redacted_json_parts(
         entry, _dumps, split_depth=5, encode=known.of if known is not None else None
     )
+
+
+def _step_models(step: Step) -> list[dict[str, Any]]:
+    """The resource models a step carries: the request's (either payload shape) and the
+    answer's; the parts of a step line that can be megabytes."""
+    found: list[dict[str, Any]] = []
+    request = step.request
+    if isinstance(request, dict):
+        for holder, key in (
+            ("request", "desiredResourceState"),
+            ("requestData", "resourceProperties"),
+        ):
+            inner = request.get(holder)
+            if isinstance(inner, dict) and isinstance(inner.get(key), dict):
+                found.append(inner[key])
+    progress = step.result.progress
+    if isinstance(progress, dict) and isinstance(progress.get("resourceModel"), dict):
+        found.append(progress["resourceModel"])
+    return found
+
+
+def _has_large_member(step: Step, known: Any) -> bool:
+    """Whether a model of ``step`` has a member whose encoding, made by build_step for its
+    diffs and secret scan (``known``, its Encodings), is too long for a whole line."""
+    if known is None:
+        return False
+    for model in _step_models(step):
+        for value in model.values():
+            if type(value) is dict or type(value) is list:
+                raw = known.of(value)  # the splice below encodes these members all the same
+                if raw is not None and len(raw) >= _WHOLE_LINE_MAX:
+                    return True
+    return False
 
 
 #: At most this many buffers go to one writev call (Linux's IOV_MAX is 1024).
