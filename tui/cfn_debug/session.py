@@ -27,13 +27,16 @@ from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
+from cfn_debug.journal_models import ModelRefs, restore_models
 from cfn_debug.jsonfast import exact
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.redact import redact, redacted_json_parts
 
 #: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
 #: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
-JOURNAL_FORMAT = 2
+#: 3: a step line may carry ``model_refs`` (a repeated resource model written once, see
+#: cfn_debug.journal_models); older formats load unchanged, and a format 2 reader would drop them.
+JOURNAL_FORMAT = 3
 
 
 def state_dir() -> Path:
@@ -101,6 +104,8 @@ class Journal:
         self._closed = False
         # run id -> (step index, callbackContext) of the last context a step returned in full
         self._contexts: dict[str, tuple[int, Any]] = {}
+        # the models recent steps wrote in full, for model_refs
+        self._models = ModelRefs()
 
     def _open(self) -> int:
         if self._fd is None:
@@ -192,6 +197,11 @@ class Journal:
         if isinstance(event, StepCompleted):
             entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
             self._refer_to_repeated_context(event.run_id, event.step.index, entry)
+            from cfn_debug.diff import step_encodings
+
+            known = step_encodings(event.step)
+            if known is not None:  # a step build_step made: its models' encodings are known
+                self._models.refer(event.run_id, event.step.index, entry, known.of)
             line = _entry_line(entry, event.step)
             self._open()
             self._write_line(line)
@@ -201,6 +211,7 @@ class Journal:
             self.write({"type": "run_started", "run": redact(_run_head(event.run))})
         elif isinstance(event, RunEnded):
             self._contexts.pop(event.run.run_id, None)
+            self._models.forget(event.run.run_id)
             self.write({"type": "run_ended", "run": redact(_run_head(event.run))})
 
     def _refer_to_repeated_context(self, run_id: str, index: int, entry: dict[str, Any]) -> None:
@@ -475,6 +486,9 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         refs = entry.get("context_refs")
         if refs:
             _restore_contexts(step, refs, run.steps)
+        model_refs = entry.get("model_refs")
+        if model_refs:
+            restore_models(step, model_refs, run.steps)
         run.steps.append(step)
     elif kind == "run_ended":
         ended = RunRecord.from_dict(entry["run"])
