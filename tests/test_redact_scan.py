@@ -85,3 +85,30 @@ def test_letters_that_fold_to_ascii_only_outside_latin_1_are_no_mark_for_the_sea
         raw = text.encode() * 2000
         assert search(raw) is False and redact_module._holds_mark_plain(raw) is False, text
     assert may_hold_secret("o\u212aen".encode() * 2000)
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([b"a", b"b", b"null", b"nul", b"\x00"]),
+            st.integers(0, 3),
+            st.sampled_from([b"null", b"true"]),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_holds_answers_for_the_bytes_asked_even_when_equal_ones_were_asked_before(
+    asks: list[tuple[bytes, int, bytes]],
+) -> None:
+    """Encodings equal in content share remembered answers, and only those: a fresh bytes
+    object equal to a remembered one, or as long but not equal, is answered for itself."""
+    from cfn_debug import jsonfast
+
+    size = jsonfast._REMEMBER_MIN
+    for piece, where, mark in asks:
+        raw = bytearray(b"x" * size)
+        raw[where * 7 : where * 7 + len(piece)] = piece  # the same length, some contents equal
+        raw = bytes(raw)
+        assert jsonfast.holds(raw, mark) == (mark in raw)
