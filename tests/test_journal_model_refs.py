@@ -179,3 +179,34 @@ def test_a_reference_that_points_nowhere_is_a_clear_error(tmp_path: Path, refs: 
     with pytest.raises(JournalError) as caught:
         load_journal(path)
     assert "line 4" in str(caught.value) and "model_refs" in str(caught.value)
+
+
+def test_a_line_that_could_not_be_written_is_never_referred_to(tmp_path: Path) -> None:
+    """A step line whose write fails (here: the journal's descriptor made read-only, so writev
+    fails as on a full disk) is not in the file: the next step, carrying the same model and
+    context, writes them in full, and the journal loads."""
+    import os
+
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path)
+    run = RunRecord(run_id="r", event_name="e", event_path=None, action=Action.CREATE,
+                    function_name="F", endpoint="x", started_at="s")  # fmt: skip
+    journal.record(RunStarted(run))
+    journal.record(StepCompleted("r", chain_step(0, model(), answer({"Name": "a"}))))
+    again = model(Name="again")
+    lost = chain_step(1, again, answer({"Name": "b"}))
+    descriptor = journal._fd
+    assert descriptor is not None
+    writable = os.dup(descriptor)
+    read_only = os.open(path, os.O_RDONLY)
+    os.dup2(read_only, descriptor)
+    with pytest.raises(JournalError):
+        journal.record(StepCompleted("r", lost))
+    os.dup2(writable, descriptor)
+    for fd in (writable, read_only):
+        os.close(fd)
+    journal.record(StepCompleted("r", chain_step(2, again, answer({"Name": "c"}))))
+    journal.close()
+    (loaded,) = load_journal(path).runs
+    assert [step.index for step in loaded.steps] == [0, 2]
+    assert request_model(loaded.steps[1]) == again

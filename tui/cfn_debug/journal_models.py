@@ -115,6 +115,13 @@ class ModelRefs:
         if refs:
             entry["model_refs"] = refs
 
+    def saved(self, run_id: str) -> list[tuple[int, str, Signature]]:
+        """What the run remembers now, for ``restore`` if the line that follows is not written."""
+        return list(self._written.get(run_id, ()))
+
+    def restore(self, run_id: str, saved: list[tuple[int, str, Signature]]) -> None:
+        self._written[run_id] = saved
+
     def forget(self, run_id: str) -> None:
         self._written.pop(run_id, None)
 

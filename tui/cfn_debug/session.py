@@ -195,16 +195,27 @@ class Journal:
     def record(self, event: ChainEvent) -> None:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
-            entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
-            self._refer_to_repeated_context(event.run_id, event.step.index, entry)
             from cfn_debug.diff import step_encodings
 
-            known = step_encodings(event.step)
-            if known is not None:  # a step build_step made: its models' encodings are known
-                self._models.refer(event.run_id, event.step.index, entry, known.of)
-            line = _entry_line(entry, event.step)
-            self._open()
-            self._write_line(line)
+            run_id = event.run_id
+            # what a later line may refer to is remembered only once this line is written
+            saved = self._contexts.get(run_id), self._models.saved(run_id)
+            try:
+                entry = {"type": "step", "run_id": run_id, "step": _step_dict(event.step)}
+                self._refer_to_repeated_context(run_id, event.step.index, entry)
+                known = step_encodings(event.step)
+                if known is not None:  # a step build_step made: its models' encodings are known
+                    self._models.refer(run_id, event.step.index, entry, known.of)
+                line = _entry_line(entry, event.step)
+                self._open()
+                self._write_line(line)
+            except BaseException:
+                if saved[0] is None:
+                    self._contexts.pop(run_id, None)
+                else:
+                    self._contexts[run_id] = saved[0]
+                self._models.restore(run_id, saved[1])
+                raise
         elif isinstance(event, RunStarted):
             if self.endpoint is None and self._fd is None:
                 self.endpoint = event.run.endpoint
