@@ -272,16 +272,22 @@ class Journal:
 _WHOLE_LINE_MAX = 16 * 1024
 
 
-def _entry_line(entry: dict[str, Any], step: Step) -> str | list[bytes]:
-    """``_dumps(redact(entry))``: so for a small entry (a walk and one ``json.dumps`` cost less
-    than taking it apart), by ``redacted_json`` for a large one."""
+def _entry_line(entry: dict[str, Any], step: Step) -> str | bytes | list[bytes]:
+    """``_dumps(redact(entry))`` in meaning. A small entry is redacted by a walk and encoded by
+    orjson when that cannot differ (nothing orjson refuses, every float finite: orjson writes
+    NaN and infinities as null), else by ``_dumps``; a large one by ``redacted_json_parts``."""
     from cfn_debug.diff import step_encodings
 
     known = step_encodings(step)
     if not _has_large_member(step, known):  # else encoding it whole to measure it is wasted
         raw = exact(entry)
         if raw is not None and len(raw) < _WHOLE_LINE_MAX:
-            return _dumps(redact(entry))
+            redacted = redact(entry)
+            if redacted is not entry:  # a credential replaced: encode what is written
+                raw = exact(redacted)
+            if raw is not None and _finite(redacted):
+                return raw
+            return _dumps(redacted)
     # its models' members are encoded by orjson unless they may hold a credential (a 5 MB
     # model: ~10 ms instead of a redaction walk and json's ~100 ms); split_depth 5: entry,
     # step, request, request, model are taken apart, so the parts are the ones build_step
@@ -290,6 +296,26 @@ def _entry_line(entry: dict[str, Any], step: Step) -> str | list[bytes]:
     return redacted_json_parts(
         entry, _dumps, split_depth=5, encode=known.of if known is not None else None
     )
+
+
+def _finite(value: Any) -> bool:
+    """Whether every float in ``value`` (dicts, lists, tuples; orjson encodes it, so it nests
+    less than 256 deep) is finite: there orjson and ``json.dumps`` write the same numbers."""
+    kind = type(value)
+    if kind is dict:
+        items: Any = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    else:
+        return kind is not float or value - value == 0.0  # NaN and infinities give NaN
+    for item in items:
+        kind = type(item)
+        if kind is float:
+            if item - item != 0.0:
+                return False
+        elif (kind is dict or kind is list or kind is tuple) and not _finite(item):
+            return False
+    return True
 
 
 def _step_models(step: Step) -> list[dict[str, Any]]:
