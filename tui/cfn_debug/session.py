@@ -27,7 +27,7 @@ from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
-from cfn_debug.journal_models import ModelRefs, restore_models
+from cfn_debug.journal_models import PLACES, ModelRefs, model_at, restore_models
 from cfn_debug.jsonfast import exact
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.redact import redact, redacted_json_parts
@@ -318,32 +318,14 @@ def _finite(value: Any) -> bool:
     return True
 
 
-def _step_models(step: Step) -> list[dict[str, Any]]:
-    """The resource models a step carries: the request's (either payload shape) and the
-    answer's; the parts of a step line that can be megabytes."""
-    found: list[dict[str, Any]] = []
-    request = step.request
-    if isinstance(request, dict):
-        for holder, key in (
-            ("request", "desiredResourceState"),
-            ("requestData", "resourceProperties"),
-        ):
-            inner = request.get(holder)
-            if isinstance(inner, dict) and isinstance(inner.get(key), dict):
-                found.append(inner[key])
-    progress = step.result.progress
-    if isinstance(progress, dict) and isinstance(progress.get("resourceModel"), dict):
-        found.append(progress["resourceModel"])
-    return found
-
-
 def _has_large_member(step: Step, known: Any) -> bool:
     """Whether a model of ``step`` has a member whose encoding, made by build_step for its
     diffs and secret scan (``known``, its Encodings), is too long for a whole line."""
     if known is None:
         return False
-    for model in _step_models(step):
-        for value in model.values():
+    for place in PLACES:
+        model = model_at(step, place)  # the parts of a step line that can be megabytes
+        for value in model.values() if model is not None else ():
             if type(value) is dict or type(value) is list:
                 raw = known.of(value)  # the splice below encodes these members all the same
                 if raw is not None and len(raw) >= _WHOLE_LINE_MAX:
