@@ -9,6 +9,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cfn_debug import jsonfast
 from cfn_debug import redact as redact_module
 from cfn_debug.redact import _MARKS, may_hold_secret, redact
 from cfn_debug.session import _dumps, _entry_line
@@ -59,6 +60,12 @@ def test_the_re2_search_finds_a_mark_exactly_where_the_plain_test_does(
         # and may_hold_secret answers by it alike, past the size where it uses RE2
         long_text = text + b" " * redact_module._SEARCH_MIN
         assert redact_module._holds_mark(long_text) == redact_module._holds_mark_plain(long_text)
+        # the same pass told jsonfast.holds whether it holds null (remembered when large)
+        literal = (b"", b"null", b"true", b"false")[pad % 4]
+        large = text + b" " * jsonfast._REMEMBER_MIN + literal
+        assert search(large) == redact_module._holds_mark_plain(large)
+        for asked in (b"null", b"true", b"false"):
+            assert jsonfast.holds(large, asked) == (asked in large)
 
 
 @SETTINGS

@@ -79,6 +79,19 @@ def holds(raw: bytes, mark: bytes) -> bool:
     return found
 
 
+def remember_holds(raw: bytes, mark: bytes, found: bool) -> None:
+    """Remember that ``mark in raw`` is ``found`` (told by a scan made for another reason, such
+    as the secret scan's single pass), for :func:`holds`; only large encodings are kept."""
+    if len(raw) < _REMEMBER_MIN:
+        return
+    known = _HOLDS.get(id(raw))
+    if known is None or known[0] is not raw:
+        if len(_HOLDS) >= _REMEMBERED:
+            del _HOLDS[next(iter(_HOLDS))]
+        known = _HOLDS[id(raw)] = (raw, {})
+    known[1][mark] = found
+
+
 class Splicer:
     """Encode JSON-like values the way ``slow`` does, using orjson for the parts where it can.
 
