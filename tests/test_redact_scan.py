@@ -53,7 +53,7 @@ texts = st.lists(pieces, max_size=12).map(b"".join)
 def test_the_re2_search_finds_a_mark_exactly_where_the_plain_test_does(
     raw: bytes, pad: int
 ) -> None:
-    search = redact_module._search_marks
+    search = redact_module._searcher()
     assert search is not None  # google-re2 is a dependency
     for text in (raw, b"x" * pad + raw, raw + b"y" * pad):
         assert search(text) == redact_module._holds_mark_plain(text), text
@@ -88,7 +88,7 @@ def test_a_value_found_clean_is_one_redact_leaves_unchanged(value: object) -> No
 def test_letters_that_fold_to_ascii_only_outside_latin_1_are_no_mark_for_the_search() -> None:
     """KELVIN SIGN and LONG S fold to k and s in Unicode: the search must not read them so (the
     plain test does not; may_hold_secret catches a KELVIN SIGN by itself)."""
-    search = redact_module._search_marks
+    search = redact_module._searcher()
     assert search is not None
     for text in ("o\u212aen", "acce\u017f\u017fkeyid", "a\u017fia", "a\u212aia"):
         raw = text.encode() * 2000

@@ -353,13 +353,20 @@ def _holds_mark_plain(raw: bytes) -> bool:
 
 #: Below this many bytes the plain test is as quick as a call into RE2.
 _SEARCH_MIN = 4096
-_search_marks = _marks_searcher()
+#: The RE2 search, made on first use (importing RE2 costs a command's start ~7 ms): ... until.
+_search_marks: Any = ...
+
+
+def _searcher() -> Callable[[bytes], bool] | None:
+    global _search_marks
+    if _search_marks is ...:
+        _search_marks = _marks_searcher()
+    return _search_marks
 
 
 def _holds_mark(raw: bytes) -> bool:
-    if _search_marks is None or len(raw) < _SEARCH_MIN:
-        return _holds_mark_plain(raw)
-    return _search_marks(raw)
+    search = _searcher() if len(raw) >= _SEARCH_MIN else None
+    return _holds_mark_plain(raw) if search is None else search(raw)
 
 
 def may_hold_secret(raw: bytes) -> bool:
