@@ -176,6 +176,12 @@ def build_step(
 
         # one encoding per large model for this step's three diffs (request, previous, requested)
         encodings = Encodings()
+        # redacted first: the models' members are encoded once (encodings) for the secret scan
+        # and the diffs, and the scan's single pass over each also tells whether it holds null,
+        # which the checks and diffs would otherwise search it for (scan_min 0: a part found
+        # clean by a scan of its encoding is not walked)
+        redacted_request = redact_large(request, split_depth=3, encode=encodings.of, scan_min=0)
+        redacted_result = _redact_result(result, credential_values(request), encodings.of)
         findings: list[Finding] = []
         diff_request: list[Change] = []
         diff_previous: list[Change] = []
@@ -214,10 +220,8 @@ def build_step(
             index=index,
             action=action,
             function_name=function_name,
-            # the models' members are encoded once (encodings) for the diffs and the secret scan
-            # scan_min 0: a part found clean by a scan of its encoding is not walked
-            request=redact_large(request, split_depth=3, encode=encodings.of, scan_min=0),
-            result=_redact_result(result, credential_values(request), encodings.of),
+            request=redacted_request,
+            result=redacted_result,
             started_at=started_at,
             limit_s=action.limit_s,
             callback_delay_s=callback_delay_s,

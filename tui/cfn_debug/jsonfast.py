@@ -58,18 +58,38 @@ _HOLDS: dict[int, tuple[bytes, dict[bytes, bool]]] = {}
 
 def holds(raw: bytes, mark: bytes) -> bool:
     """``mark in raw``, remembered for the last few large encodings: a step asks it of the same
-    5 MB encoding several times (the diffs, the schema check, the journal each look for null)."""
+    5 MB encoding several times (the diffs, the schema check, the journal each look for null),
+    and of equal encodings made afresh (the model sent again, a request body that repeats the
+    last one): an encoding equal to a remembered one (bytes compared, by length first, ~20x
+    quicker than a search) shares its answers."""
     if len(raw) < _REMEMBER_MIN:
         return mark in raw
+    known = _HOLDS.get(id(raw))
+    if known is None or known[0] is not raw:
+        answers: dict[bytes, bool] = next(
+            (seen for other, seen in _HOLDS.values() if len(other) == len(raw) and other == raw),
+            {},
+        )
+        if len(_HOLDS) >= _REMEMBERED:
+            del _HOLDS[next(iter(_HOLDS))]
+        known = _HOLDS[id(raw)] = (raw, answers)
+    found = known[1].get(mark)
+    if found is None:
+        found = known[1][mark] = mark in raw
+    return found
+
+
+def remember_holds(raw: bytes, mark: bytes, found: bool) -> None:
+    """Remember that ``mark in raw`` is ``found`` (told by a scan made for another reason, such
+    as the secret scan's single pass), for :func:`holds`; only large encodings are kept."""
+    if len(raw) < _REMEMBER_MIN:
+        return
     known = _HOLDS.get(id(raw))
     if known is None or known[0] is not raw:
         if len(_HOLDS) >= _REMEMBERED:
             del _HOLDS[next(iter(_HOLDS))]
         known = _HOLDS[id(raw)] = (raw, {})
-    found = known[1].get(mark)
-    if found is None:
-        found = known[1][mark] = mark in raw
-    return found
+    known[1][mark] = found
 
 
 class Splicer:

@@ -27,13 +27,16 @@ from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
+from cfn_debug.journal_models import PLACES, ModelRefs, model_at, restore_models
 from cfn_debug.jsonfast import exact
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.redact import redact, redacted_json_parts
 
 #: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
 #: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
-JOURNAL_FORMAT = 2
+#: 3: a step line may carry ``model_refs`` (a repeated resource model written once, see
+#: cfn_debug.journal_models); older formats load unchanged, and a format 2 reader would drop them.
+JOURNAL_FORMAT = 3
 
 
 def state_dir() -> Path:
@@ -101,6 +104,8 @@ class Journal:
         self._closed = False
         # run id -> (step index, callbackContext) of the last context a step returned in full
         self._contexts: dict[str, tuple[int, Any]] = {}
+        # the models recent steps wrote in full, for model_refs
+        self._models = ModelRefs()
 
     def _open(self) -> int:
         if self._fd is None:
@@ -190,17 +195,34 @@ class Journal:
     def record(self, event: ChainEvent) -> None:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
-            entry = {"type": "step", "run_id": event.run_id, "step": _step_dict(event.step)}
-            self._refer_to_repeated_context(event.run_id, event.step.index, entry)
-            line = _entry_line(entry, event.step)
-            self._open()
-            self._write_line(line)
+            from cfn_debug.diff import step_encodings
+
+            run_id = event.run_id
+            # what a later line may refer to is remembered only once this line is written
+            saved = self._contexts.get(run_id), self._models.saved(run_id)
+            try:
+                entry = {"type": "step", "run_id": run_id, "step": _step_dict(event.step)}
+                self._refer_to_repeated_context(run_id, event.step.index, entry)
+                known = step_encodings(event.step)
+                if known is not None:  # a step build_step made: its models' encodings are known
+                    self._models.refer(run_id, event.step.index, entry, known.of)
+                line = _entry_line(entry, event.step)
+                self._open()
+                self._write_line(line)
+            except BaseException:
+                if saved[0] is None:
+                    self._contexts.pop(run_id, None)
+                else:
+                    self._contexts[run_id] = saved[0]
+                self._models.restore(run_id, saved[1])
+                raise
         elif isinstance(event, RunStarted):
             if self.endpoint is None and self._fd is None:
                 self.endpoint = event.run.endpoint
             self.write({"type": "run_started", "run": redact(_run_head(event.run))})
         elif isinstance(event, RunEnded):
             self._contexts.pop(event.run.run_id, None)
+            self._models.forget(event.run.run_id)
             self.write({"type": "run_ended", "run": redact(_run_head(event.run))})
 
     def _refer_to_repeated_context(self, run_id: str, index: int, entry: dict[str, Any]) -> None:
@@ -250,23 +272,65 @@ class Journal:
 _WHOLE_LINE_MAX = 16 * 1024
 
 
-def _entry_line(entry: dict[str, Any], step: Step) -> str | list[bytes]:
-    """``_dumps(redact(entry))``: so for a small entry (a walk and one ``json.dumps`` cost less
-    than taking it apart), by ``redacted_json`` for a large one."""
-    raw = exact(entry)
-    if raw is not None and len(raw) < _WHOLE_LINE_MAX:
-        return _dumps(redact(entry))
+def _entry_line(entry: dict[str, Any], step: Step) -> str | bytes | list[bytes]:
+    """``_dumps(redact(entry))`` in meaning. A small entry is redacted by a walk and encoded by
+    orjson when that cannot differ (nothing orjson refuses, every float finite: orjson writes
+    NaN and infinities as null), else by ``_dumps``; a large one by ``redacted_json_parts``."""
+    from cfn_debug.diff import step_encodings
+
+    known = step_encodings(step)
+    if not _has_large_member(step, known):  # else encoding it whole to measure it is wasted
+        raw = exact(entry)
+        if raw is not None and len(raw) < _WHOLE_LINE_MAX:
+            redacted = redact(entry)
+            if redacted is not entry:  # a credential replaced: encode what is written
+                raw = exact(redacted)
+            if raw is not None and _finite(redacted):
+                return raw
+            return _dumps(redacted)
     # its models' members are encoded by orjson unless they may hold a credential (a 5 MB
     # model: ~10 ms instead of a redaction walk and json's ~100 ms); split_depth 5: entry,
     # step, request, request, model are taken apart, so the parts are the ones build_step
     # scanned (redact_large), found clean by bytes comparison (may_hold_secret remembers them)
     # the models' encodings build_step made (for the diffs and its secret scan) are reused
-    from cfn_debug.diff import step_encodings
-
-    known = step_encodings(step)
     return redacted_json_parts(
         entry, _dumps, split_depth=5, encode=known.of if known is not None else None
     )
+
+
+def _finite(value: Any) -> bool:
+    """Whether every float in ``value`` (dicts, lists, tuples; orjson encodes it, so it nests
+    less than 256 deep) is finite: there orjson and ``json.dumps`` write the same numbers."""
+    kind = type(value)
+    if kind is dict:
+        items: Any = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    else:
+        return kind is not float or value - value == 0.0  # NaN and infinities give NaN
+    for item in items:
+        kind = type(item)
+        if kind is float:
+            if item - item != 0.0:
+                return False
+        elif (kind is dict or kind is list or kind is tuple) and not _finite(item):
+            return False
+    return True
+
+
+def _has_large_member(step: Step, known: Any) -> bool:
+    """Whether a model of ``step`` has a member whose encoding, made by build_step for its
+    diffs and secret scan (``known``, its Encodings), is too long for a whole line."""
+    if known is None:
+        return False
+    for place in PLACES:
+        model = model_at(step, place)  # the parts of a step line that can be megabytes
+        for value in model.values() if model is not None else ():
+            if type(value) is dict or type(value) is list:
+                raw = known.of(value)  # the splice below encodes these members all the same
+                if raw is not None and len(raw) >= _WHOLE_LINE_MAX:
+                    return True
+    return False
 
 
 #: At most this many buffers go to one writev call (Linux's IOV_MAX is 1024).
@@ -441,6 +505,9 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         refs = entry.get("context_refs")
         if refs:
             _restore_contexts(step, refs, run.steps)
+        model_refs = entry.get("model_refs")
+        if model_refs:
+            restore_models(step, model_refs, run.steps)
         run.steps.append(step)
     elif kind == "run_ended":
         ended = RunRecord.from_dict(entry["run"])

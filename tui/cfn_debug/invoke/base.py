@@ -21,9 +21,16 @@ def _compact(value: Any) -> str:
 def encode_payload(payload: dict[str, Any]) -> bytes:
     """The request body: ``json.dumps(payload, separators=(",", ":"))`` in meaning, with its
     models encoded by orjson where that cannot differ (see cfn_debug.jsonfast): ~5 ms instead
-    of ~45 ms for a 5 MB model. Non-ASCII characters are sent as UTF-8 rather than escaped."""
-    from cfn_debug.jsonfast import Splicer
+    of ~45 ms for a 5 MB model. Non-ASCII characters are sent as UTF-8 rather than escaped.
 
+    The whole payload is encoded by orjson at once when it can be (no ``null``, which a NaN
+    would be written as; nothing orjson refuses): one buffer, not parts joined (a 2 KB payload:
+    ~3 us instead of ~30); else it is taken apart by the Splicer."""
+    from cfn_debug.jsonfast import Splicer, exact, holds
+
+    whole = exact(payload)
+    if whole is not None and not holds(whole, b"null"):
+        return whole
     return Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload)
 
 
