@@ -119,6 +119,8 @@ async def test_schema_warnings_stay_in_view_and_show_in_full(
         await opened(pilot)
         notices = app.query_one(Notices)
         await wait_until(pilot, lambda: notices.display, "the notices line")
+        # drawn on a later frame than the one that shows it (under load, several frames later)
+        await wait_until(pilot, lambda: "1 notice" in screen_text(app), "the notices line drawn")
         text = screen_text(app)
         assert "1 notice" in text and "NoSuchProperty" in text, text
 
