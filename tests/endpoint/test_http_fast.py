@@ -8,14 +8,15 @@ import socket
 import time
 
 import h11
+import httpx
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint import EmbeddedEndpoint, http_server
 from cfn_debug.endpoint.http_fast import Declined, parse_head, response_bytes
 
-from .conftest import BASIC
+from .conftest import BASIC, invoke_path, lambda_client
 
 MAX_HEAD = 64 * 1024
 
@@ -62,6 +63,9 @@ def requests(draw: st.DrawFn) -> bytes:
         lines.append(f"{draw(st.sampled_from(['Host', 'host', 'HOST']))}: {host}")
         if draw(st.integers(0, 19)) == 0:
             lines.append("Host: again")
+    if draw(st.booleans()):  # as httpx sends it
+        keep = draw(_mostly(["keep-alive", "Keep-Alive"], ["close", "keep-alive, close", "x"]))
+        lines.append(f"Connection: {keep}")
     if draw(st.booleans()):
         declared = draw(_mostly([str(len(body))], [f"0{len(body)}", f"{len(body)}, 5", "x", ""]))
         lines.append(f"{draw(st.sampled_from(['Content-Length', 'content-length']))}: {declared}")
@@ -118,6 +122,12 @@ def _h11_read(data: bytes) -> tuple[str, object]:
 @example(
     data=b"POST /2015-03-31/functions/Fn/invocations HTTP/1.1\r\nHost: 127.0.0.1:3001\r\n"
     b"Accept: */*\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+)
+@example(
+    data=b"POST /2015-03-31/functions/Fn/invocations HTTP/1.1\r\nHost: 127.0.0.1:3001\r\n"
+    b"Accept: */*\r\nAccept-Encoding: gzip, deflate\r\nConnection: keep-alive\r\n"
+    b"User-Agent: python-httpx/0.28.1\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 2\r\n\r\n{}"
 )
 @example(data=b"GET / HTTP/1.1\nHost: x\n\n")
 @example(data=b"GET / HTTP/1.1\r\nHost: x\r\n X: folded\r\n\r\n")
@@ -233,3 +243,24 @@ def test_one_connection_goes_from_the_fast_path_to_h11_and_keeps_every_answer() 
     tags = [json.loads(body)["tag"] for _, body in answers]
     assert [status for status, _ in answers] == [200] * 5
     assert tags == ["one", "two", "three", "chunked", "four"]
+
+
+def test_the_clients_that_invoke_functions_take_the_fast_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """httpx (cfn-debug's own invoker) and boto3 (the AWS CLI, SAM's tooling): h11 reads none of
+    their requests (the point of the fast path; it costs nothing to be right without it)."""
+    read_by_h11: list[str] = []
+    plain_path = http_server.HttpServer._one_exchange
+
+    def counted(self, conn, sock, first_wait):  # type: ignore[no-untyped-def]
+        read_by_h11.append("request")
+        return plain_path(self, conn, sock, first_wait)
+
+    monkeypatch.setattr(http_server.HttpServer, "_one_exchange", counted)
+    with EmbeddedEndpoint(BASIC) as endpoint, httpx.Client(base_url=endpoint.url) as http:
+        for tag in ("a", "b"):
+            assert http.post(invoke_path("Echo"), json={"tag": tag}).json() == {"tag": tag}
+        answer = lambda_client(endpoint.url).invoke(FunctionName="Echo", Payload=b'{"tag": "c"}')
+        assert json.loads(answer["Payload"].read()) == {"tag": "c"}
+    assert read_by_h11 == []

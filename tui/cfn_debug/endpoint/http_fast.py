@@ -4,11 +4,11 @@ h11 (http_server.py) costs ~200 Python calls per exchange, about a tenth of a wa
 trivial handler. The clients that invoke functions (boto3, the AWS CLI, httpx, SAM's tooling) send
 one shape of request: an HTTP/1.1 GET or POST with a Host, plain header lines and at most a
 Content-Length body. ``parse_head`` takes exactly those, and only where h11 would read the same
-method, target, headers and body; anything else (HTTP/1.0, chunked bodies, ``Expect``,
-``Connection``, ``Upgrade``, obsolete line folding, bare LF line ends, obs-text, tabs in values, two
-Hosts or Content-Lengths, ...) it declines, and the connection is handed to h11 from that request
-on. ``response_bytes`` writes the bytes h11 writes for the endpoint's replies. Both are held equal
-to h11 by Hypothesis tests (tests/endpoint/test_http_fast.py).
+method, target, headers and body; anything else (HTTP/1.0, chunked bodies, ``Expect``, a
+``Connection`` other than keep-alive, ``Upgrade``, obsolete line folding, bare LF line ends,
+obs-text, tabs in values, two Hosts or Content-Lengths, ...) it declines, and the connection is
+handed to h11 from that request on. ``response_bytes`` writes the bytes h11 writes for the
+endpoint's replies. Both are held equal to h11 by Hypothesis tests (test_http_fast.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _HEADER_LINE = re.compile(
 _METHODS = (b"GET ", b"POST ")
 _DIGITS = re.compile(rb"[0-9]{1,18}")
 #: Headers whose meaning h11 acts on beyond framing: such a request goes to h11.
-_DECLINED_NAMES = frozenset({b"transfer-encoding", b"connection", b"expect", b"upgrade"})
+_DECLINED_NAMES = frozenset({b"transfer-encoding", b"expect", b"upgrade"})
 #: h11's end of a request head: a blank line, with or without CR.
 _H11_BLANK_LINE = re.compile(rb"\n\r?\n")
 
@@ -73,6 +73,8 @@ def parse_head(buffer: bytes | bytearray, max_head: int) -> Head | None:
         value = match.group(2)
         if name in _DECLINED_NAMES:
             raise Declined
+        if name == b"connection" and value.lower() != b"keep-alive":
+            raise Declined  # h11 acts on "close" (and an HTTP/1.1 keep-alive changes nothing)
         if name == b"host":
             hosts += 1
         elif name == b"content-length":
