@@ -229,7 +229,8 @@ def main() -> int:
     project, function, event, extra_env = _target(args.fixture)
     spec = load_functions(project)[function]
     path = _invoke_path(function)
-    print(f"handler: {spec.handler} ({function} of {project.relative_to(REPO)})  {_load()}")
+    shown = project.relative_to(REPO) if project.is_relative_to(REPO) else project  # old code
+    print(f"handler: {spec.handler} ({function} of {shown})  {_load()}")
     have_rie = find_rie_binary() is not None
 
     with (
