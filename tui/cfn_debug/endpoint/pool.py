@@ -122,7 +122,8 @@ class FunctionPool:
         self._generation = 0
         #: The code directory's signature, told by the kernel's change events where it can be.
         self._source = SourceWatch(spec.code_dir)
-        self._signature = self._source.signature()
+        #: None until the first look (at the first invocation: no worker is idle before it).
+        self._signature: tuple[int, int, int] | None = None
         self._cond = threading.Condition()
         self._closed = False
         self._used = False  # has run an invocation (restart(prewarm=True) replaces only those)
@@ -152,7 +153,9 @@ class FunctionPool:
     def _check_source(self) -> None:
         signature = self._source.signature()
         with self._cond:
-            if signature != self._signature:
+            if self._signature is None:
+                self._signature = signature
+            elif signature != self._signature:
                 self._signature = signature
                 self._retire_idle_locked()
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import sys
 import threading
@@ -140,7 +139,7 @@ class _Inotify:
     """The inotify calls, through libc (the standard library has none)."""
 
     def __init__(self) -> None:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the C library the interpreter runs on
         self._init = libc.inotify_init1
         self._init.argtypes = [ctypes.c_int]
         self._add = libc.inotify_add_watch
@@ -165,6 +164,11 @@ class SourceWatch:
         self._lock = threading.Lock()  # invocations of one function may look at once
         self._fd: int | None = None
         self._inotify: _Inotify | None = None
+        self._started = False  # the watches are set up at the first look (not at the endpoint's
+        self._signature = (0, 0, 0)  # start, which then answers sooner)
+
+    def _start(self) -> None:
+        self._started = True
         if (
             sys.platform.startswith("linux")
             and os.path.realpath(self.code_dir) == os.path.abspath(self.code_dir)  # no link above
@@ -178,11 +182,17 @@ class SourceWatch:
     @property
     def watching(self) -> bool:
         """Whether changes are told by the kernel (else the tree is walked at every look)."""
-        return self._fd is not None
+        with self._lock:
+            if not self._started:
+                self._start()
+            return self._fd is not None
 
     def signature(self) -> tuple[int, int, int]:
         """``source_signature(code_dir)`` as it is now."""
         with self._lock:
+            if not self._started:
+                self._start()
+                return self._signature
             fd = self._fd
             if fd is None:
                 return source_signature(self.code_dir)
