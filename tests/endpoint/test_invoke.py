@@ -6,11 +6,15 @@ import base64
 import json
 import os
 import re
+import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import pytest
 from botocore.exceptions import ClientError
 
+from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.logs import HEAD_LINES, TAIL_LINES
 
 from .conftest import BASIC, HOST_SECRET, invoke_path, lambda_client
@@ -270,3 +274,32 @@ def test_restart_workers_replaces_the_warm_worker(endpoint, http):
     assert http.post(invoke_path("Environment"), json={}).json()["pid"] == first
     endpoint.restart_workers()
     assert http.post(invoke_path("Environment"), json={}).json()["pid"] != first
+
+
+def test_a_client_slow_to_read_its_answer_does_not_hold_up_the_next_invocation():
+    """The runtime's 202 for an answer is sent once the client has the answer (off the answer's
+    path); a client that does not read a large answer must not keep the warm worker from the
+    next invocation, which takes that worker at once."""
+    pad = "a" * 5_800_000
+    body = json.dumps({"tag": "slow", "pad": pad}).encode()
+    head = (
+        "POST /2015-03-31/functions/Echo/invocations HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with EmbeddedEndpoint(BASIC) as endpoint, httpx.Client(base_url=endpoint.url) as http:
+        first = http.post(invoke_path("Echo"), json={"tag": "warm"})
+        assert first.status_code == 200
+        slow = socket.socket()
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.connect(("127.0.0.1", endpoint.port))
+        try:
+            slow.sendall(head + body)
+            slow.recv(1)  # its answer has begun; the rest is never read
+            started = time.monotonic()
+            after = http.post(invoke_path("Echo"), json={"tag": "next"}, timeout=30)
+            took = time.monotonic() - started
+        finally:
+            slow.close()
+    assert after.status_code == 200
+    assert after.json() == {"tag": "next"}
+    assert took < 5, f"the next invocation waited {took:.1f} s for the slow client"

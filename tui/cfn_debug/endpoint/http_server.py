@@ -29,6 +29,8 @@ from http import HTTPStatus
 
 import h11
 
+from cfn_debug.endpoint.http_fast import Declined, parse_head, response_bytes
+
 #: The largest request head (request line + headers) accepted.
 MAX_HEAD_BYTES = 64 * 1024
 READ_SIZE = 65_536
@@ -76,6 +78,14 @@ Screen = Callable[[Request], "Reply | None"]
 @functools.cache
 def _reason(status: int) -> bytes:
     return HTTPStatus(status).phrase.encode()
+
+
+class _FastState:
+    """A connection's bytes received and not yet taken by the fast path, and whether it ended."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.eof = False
 
 
 class _Dropped(Exception):
@@ -164,11 +174,33 @@ class HttpServer:
 
     def _serve_connection(self, sock: socket.socket) -> None:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD_BYTES)
+        # The plain requests clients send are read by the fast path (http_fast.py) until one it
+        # declines; from there on h11 reads the connection, starting with what was received.
+        fast: _FastState | None = _FastState()
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # The first request of a new connection comes at once; later ones may idle first.
             first_wait = self.header_timeout_s
             while not self._stopping.is_set():
+                if fast is not None:
+                    try:
+                        reply = self._fast_exchange(sock, fast, first_wait)
+                    except Declined:
+                        conn.receive_data(bytes(fast.buffer))
+                        if fast.eof:
+                            conn.receive_data(b"")
+                        fast = None
+                    else:
+                        if reply is None:
+                            return
+                        try:
+                            self._send_fast(sock, reply)
+                        finally:
+                            _run_after(reply)
+                        if reply.close:
+                            return
+                        first_wait = self.idle_timeout_s
+                        continue
                 reply = self._one_exchange(conn, sock, first_wait)
                 if reply is None:
                     return
@@ -198,6 +230,74 @@ class HttpServer:
                 self._connections.discard(sock)
             with contextlib.suppress(OSError):
                 sock.close()
+
+    def _fast_exchange(
+        self, sock: socket.socket, state: _FastState, first_wait: float
+    ) -> Reply | None:
+        """One exchange by the fast path: the request read, screened and handled, its reply not
+        yet sent; None when the client closed between requests. Raises Declined (nothing sent,
+        ``state`` holding all that was received) when h11 must read the request."""
+        deadline = time.monotonic() + first_wait
+        begun = bool(state.buffer)  # a pipelined request already began
+        while True:
+            head = parse_head(state.buffer, MAX_HEAD_BYTES)
+            if head is not None:
+                break
+            data = self._recv_by(sock, deadline)
+            if not data:
+                if not state.buffer:
+                    return None
+                state.eof = True
+                raise Declined
+            if not begun:
+                begun = True
+                deadline = time.monotonic() + self.header_timeout_s
+            state.buffer += data
+        request = Request(head.method, head.target, head.headers)
+        if self.screen is not None:
+            refusal = self.screen(request)
+            if refusal is not None:
+                refusal.close = True  # its body, if any, is never read
+                return refusal
+        if head.content_length > self.max_body:
+            reply = self.too_large()
+            reply.close = True
+            return reply
+        end = head.body_start + head.content_length
+        while len(state.buffer) < end:
+            data = self._recv_by(sock, time.monotonic() + self.header_timeout_s)
+            if not data:
+                state.eof = True
+                raise Declined  # h11 answers a body cut short
+            state.buffer += data
+        request.body = bytes(state.buffer[head.body_start : end])
+        del state.buffer[:end]
+        return self.handle(request)
+
+    def _recv_by(self, sock: socket.socket, deadline: float) -> bytes:
+        """What arrives on ``sock`` before ``deadline`` (b"" when the client closed)."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Dropped
+            current = sock.gettimeout()  # as _next_event: set only when the deadline needs it
+            if current is None or current > left + TIMEOUT_SLACK_S:
+                sock.settimeout(left)
+            try:
+                return sock.recv(READ_SIZE)
+            except TimeoutError:
+                continue
+
+    def _send_fast(self, sock: socket.socket, reply: Reply) -> None:
+        """``_send``'s bytes (h11's, see http_fast.response_bytes) for a fast-path request."""
+        headers = [("Content-Type", "application/json"), *reply.headers.items()]
+        headers.append(("Content-Length", str(len(reply.body))))
+        if reply.close:
+            headers.append(("Connection", "close"))
+        data = response_bytes(reply.status, _reason(reply.status), headers, reply.body)
+        if sock.gettimeout() is None:
+            sock.settimeout(self.header_timeout_s)
+        sock.sendall(data)
 
     def _one_exchange(
         self, conn: h11.Connection, sock: socket.socket, first_wait: float

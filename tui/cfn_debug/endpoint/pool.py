@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from cfn_debug.endpoint import forkserver
+from cfn_debug.endpoint.sourcewatch import SourceWatch
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker import Invocation, Worker
 
@@ -43,7 +44,6 @@ HOST_ESSENTIALS = (
     "SSL_CERT_DIR",
     "CFN_DEBUG_BOOTSTRAP",
 )
-SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 
 
 def function_arn(name: str, region: str = REGION) -> str:
@@ -96,31 +96,6 @@ def lambda_environment(
     return env
 
 
-def source_signature(code_dir: Path) -> tuple[int, int, int]:
-    """(files, newest mtime, total size) of the code directory: changes when the source does."""
-    count = newest = total = 0
-    stack = [str(code_dir)]
-    while stack:
-        try:
-            entries = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
-                            stack.append(entry.path)
-                        continue
-                    info = entry.stat()
-                except OSError:
-                    continue
-                count += 1
-                total += info.st_size
-                newest = max(newest, info.st_mtime_ns)
-    return count, newest, total
-
-
 class FunctionPool:
     """The workers of one function: lease one per invocation, spawn on demand, retire the stale."""
 
@@ -145,7 +120,10 @@ class FunctionPool:
         self._idle: list[Worker] = []
         self._all: set[Worker] = set()
         self._generation = 0
-        self._signature = source_signature(spec.code_dir)
+        #: The code directory's signature, told by the kernel's change events where it can be.
+        self._source = SourceWatch(spec.code_dir)
+        #: None until the first look (at the first invocation: no worker is idle before it).
+        self._signature: tuple[int, int, int] | None = None
         self._cond = threading.Condition()
         self._closed = False
         self._used = False  # has run an invocation (restart(prewarm=True) replaces only those)
@@ -173,9 +151,11 @@ class FunctionPool:
         return worker
 
     def _check_source(self) -> None:
-        signature = source_signature(self.spec.code_dir)
+        signature = self._source.signature()
         with self._cond:
-            if signature != self._signature:
+            if self._signature is None:
+                self._signature = signature
+            elif signature != self._signature:
                 self._signature = signature
                 self._retire_idle_locked()
 
@@ -184,7 +164,7 @@ class FunctionPool:
         (watch mode, after a save) starts the replacement of a function that has run at once,
         so it imports the new code while the re-run is being prepared."""
         with self._cond:
-            self._signature = source_signature(self.spec.code_dir)
+            self._signature = self._source.signature()
             self._retire_idle_locked()
             prewarm = prewarm and self._used and not self._closed
         self._check_environment()
@@ -297,6 +277,7 @@ class FunctionPool:
             self._idle.clear()
             forks, self._forks = self._forks, None
             self._cond.notify_all()
+        self._source.close()
         for worker in workers:
             worker.kill()
         if forks is not None:

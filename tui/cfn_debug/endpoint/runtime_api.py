@@ -37,7 +37,9 @@ from typing import Any
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
-RECV_CHUNK = 256 * 1024
+#: Below glibc malloc's mmap threshold (128 KiB): a larger read buffer is mmap'd and unmapped at
+#: every read, and unmapping in a threaded process interrupts every CPU it runs on.
+RECV_CHUNK = 64 * 1024
 #: After the output pipe ends, how long connections may still deliver a last request.
 LINGER_S = 1.0
 

@@ -172,7 +172,8 @@ class _InvokeApi:
             pool, request_id, body, tail=tail, secrets=secrets, defer=later.append
         )
         reply = Reply(status, payload, {"x-amzn-RequestId": request_id, **headers})
-        reply.after = later[0] if later else None  # the log lines, once the answer is sent
+        if later:  # the runtime's 202 and the log lines, once the answer is sent
+            reply.after = later[0] if len(later) == 1 else functools.partial(_run_all, later)
         return reply
 
     def _details(self, request: Request, request_id: str) -> Reply:
@@ -184,6 +185,15 @@ class _InvokeApi:
             "aws_calls": endpoint.aws_calls_for(wanted),
         }
         return Reply(200, json.dumps(details).encode(), {"x-amzn-RequestId": request_id})
+
+
+def _run_all(work: list[Callable[[], None]]) -> None:
+    """Each of ``work`` in order; one's failure does not keep the rest from running."""
+    for item in work:
+        try:
+            item()
+        except Exception:
+            continue
 
 
 def _service_error(
@@ -374,11 +384,16 @@ class EmbeddedEndpoint:
         try:
             worker = pool.invoke(invocation)
         except RuntimeError:
+            invocation.acknowledge()
             return (
                 500,
                 _error_body("Service", "ServiceException"),
                 {"x-amzn-errortype": "ServiceException"},
             )
+        if defer is not None:
+            defer(invocation.acknowledge)
+        else:
+            invocation.acknowledge()
         headers: dict[str, str] = {"X-Amz-Executed-Version": "$LATEST"}
         outcome = invocation.outcome
         if outcome == "response":

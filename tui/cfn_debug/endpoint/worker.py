@@ -65,7 +65,19 @@ class Invocation:
     ended: float = 0.0
     answered: threading.Event = field(default_factory=threading.Event)
     logs_closed: threading.Event = field(default_factory=threading.Event)
+    #: The runtime's connection whose answer (POST .../response or .../error) still waits for
+    #: its 202: see acknowledge().
+    ack: Connection | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def acknowledge(self) -> None:
+        """Send the runtime its 202 for this invocation's answer, if it still waits for it. The
+        endpoint calls this once the client's answer is written (or before ``invoke`` returns,
+        without a transport to write it); safe to call more than once and from any thread."""
+        with self._lock:
+            connection, self.ack = self.ack, None
+        if connection is not None:
+            connection.reply(202, _ACCEPTED)
 
     def reset(self) -> None:
         """Back to not started, to be run on another worker (this one never reached it)."""
@@ -100,6 +112,7 @@ def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str,
 
 
 _NOT_FOUND = b'{"errorMessage":"not found","errorType":"NotFound"}'
+_ACCEPTED = b'{"status":"OK"}'
 
 
 def _trace_id(request_id: str) -> str:
@@ -133,6 +146,7 @@ class Worker:
         self._lent: Connection | None = None
         self._pumping = False  # a thread waits on _lent now (it closes it if it must go)
         self._queued: Invocation | None = None  # work waiting for a GET /next
+        self._unacked: Invocation | None = None  # answered, its 202 not sent yet (acknowledge)
         self.taken = threading.Event()  # took the invocation in hand
         self.dead = threading.Event()
         self.current: Invocation | None = None
@@ -209,6 +223,11 @@ class Worker:
             self._transport.output_interest(True)
 
     def _run(self, invocation: Invocation) -> None:
+        # The last invocation's 202, if its answer is still being written (a slow client): this
+        # invocation must not wait for that write.
+        unacked, self._unacked = self._unacked, None
+        if unacked is not None:
+            unacked.acknowledge()
         with self._lock:
             self.current = invocation
             pending, self._pending = self._pending, LogBuffer()
@@ -250,13 +269,23 @@ class Worker:
                 400, b'{"errorMessage":"unknown request id","errorType":"InvalidRequestID"}'
             )
             return
-        # Accepted first, so the runtime asks for its next invocation while the endpoint answers.
-        connection.reply(202, b'{"status":"OK"}')
         body = request.body
         error_type = request.headers.get("lambda-runtime-function-error-type")
         if invocation is None:
+            connection.reply(202, _ACCEPTED)
             self.init_error = (body, error_type)
             return
+        if connection.lent and invocation.ack is None:
+            # Read on the invocation's own thread (the lent connection): the runtime's 202 is
+            # sent once the client has its answer (Invocation.acknowledge), not before it. The
+            # runtime needs it only to ask for its next invocation, which the endpoint cannot
+            # hand over before the client has this answer and asked again.
+            invocation.ack = connection
+            self._unacked = invocation
+        else:
+            # Read by the I/O thread: accepted first, so the runtime asks for its next
+            # invocation while the endpoint answers.
+            connection.reply(202, _ACCEPTED)
         # The sentinel line was written before this request: read it now, so the endpoint finds
         # the logs closed when it wakes up for the answer.
         self._on_output()
