@@ -54,6 +54,7 @@ class ArrayFacts:
     __slots__ = (
         "_booleans",
         "_distinct",
+        "_found",
         "_positions",
         "cost",
         "fingerprinted",
@@ -72,6 +73,7 @@ class ArrayFacts:
         self._distinct: tuple[set[bytes], bool] | None = None
         self._positions: dict[bytes, int] | None = None
         self._booleans: bool | None = None
+        self._found: dict[bytes, int] = {}  # index(), a few
         self.cost = 0
 
     def booleans(self) -> bool:
@@ -90,6 +92,14 @@ class ArrayFacts:
             self._distinct = (found, len(found) == len(prints))
             self.grown(40 * len(prints))
         return self._distinct
+
+    def index(self, fingerprint: bytes) -> int:
+        """The index of a fingerprint (there, and all distinct), looked for once: a changed
+        element is looked for by the shape check and by each diff."""
+        found = self._found.get(fingerprint)
+        if found is None:
+            found = self._found[fingerprint] = (self.prints or []).index(fingerprint)
+        return found
 
     def positions(self) -> dict[bytes, int]:
         """Fingerprint -> index (the fingerprints all distinct), made once."""
@@ -114,8 +124,12 @@ def _pieces(values: list[Any], raw: bytes) -> list[bytes] | None:
         return None
     if set(map(type, values)) != {dict}:
         return None  # a string could hold the ``},{`` a non-object element's border lacks
-    pieces = raw[2:-2].split(b"},{")
-    return pieces if len(pieces) == len(values) else None
+    pieces = raw.split(b"},{")  # not of raw[2:-2]: no copy of the whole
+    if len(pieces) != len(values):
+        return None
+    pieces[0] = pieces[0][2:]
+    pieces[-1] = pieces[-1][:-2]
+    return pieces
 
 
 _SERIALS = count()
@@ -171,6 +185,27 @@ def _bounded() -> None:
             del _RECENT_PAIRS[pair]
     if len(_RECENT) == 1 and _RECENT[0].cost > _RECENT_BYTES:
         _RECENT.clear()
+
+
+def _alive() -> dict[int, ArrayFacts]:
+    """The kept facts that are fingerprinted, by serial."""
+    return {f.serial: f for f in _RECENT if f.fingerprinted and f.prints is not None}
+
+
+def _composed(old: ArrayFacts, new: ArrayFacts) -> set[bytes] | None:
+    """The unpaired fingerprints of ``old`` and ``new`` (both kept, fingerprinted, all
+    distinct) as the symmetric difference of two kept pairs through a third array, if there
+    are two such pairs (no pass over any array); None otherwise."""
+    alive = _alive()
+    partners: dict[int, dict[int, set[bytes]]] = {old.serial: {}, new.serial: {}}
+    for pair, found in _RECENT_PAIRS.items():
+        for one, other in (pair, pair[::-1]):
+            if one in partners and other in alive and other not in partners:
+                partners[one][other] = found
+    for third in reversed(partners[old.serial]):
+        if third in partners[new.serial]:
+            return partners[old.serial][third] ^ partners[new.serial][third]
+    return None
 
 
 def _pair_key(a: ArrayFacts, b: ArrayFacts) -> tuple[int, int]:
@@ -250,16 +285,15 @@ class Encodings:
         found = self._pairs.get(key)
         if found is not None:
             return found
-        kept = old.raw is not None and new.raw is not None
-        if kept:
-            found = _RECENT_PAIRS.get(key)
-            if found is None:
-                found = self._through_a_third(old, new)
+        if old.raw is None or new.raw is None:  # not kept: this step's only
+            found = self._pairs[key] = old_set ^ new_set
+            return found
+        found = _RECENT_PAIRS.get(key)
         if found is None:
-            found = old_set ^ new_set
-            if kept:
-                self._remember_pair(key, found)
-        self._pairs[key] = found
+            found = self._through_a_third(old, new)
+            if found is None:
+                found = old_set ^ new_set
+        self._remember_pair(key, found)
         return found
 
     def elements_beyond(self, values: list[Any], reference: ArrayFacts) -> list[Any] | None:
@@ -287,29 +321,48 @@ class Encodings:
         else through the most recent kept pair of one of them with a third, the other pair made
         now (one set operation, as the direct answer would cost) and kept, for a comparison of
         the third with the other to come (the previous step's model with the new one)."""
-        alive = {f.serial: f for f in _RECENT if f.fingerprinted and f.prints is not None}
-        partners: dict[int, dict[int, set[bytes]]] = {old.serial: {}, new.serial: {}}
-        for pair, found in _RECENT_PAIRS.items():
-            for one, other in (pair, pair[::-1]):
-                if one in partners and other in alive and other not in partners:
-                    partners[one][other] = found
-        for third in reversed(partners[old.serial]):
-            if third in partners[new.serial]:
-                return partners[old.serial][third] ^ partners[new.serial][third]
-        for pair in reversed(_RECENT_PAIRS):
-            if old.serial in pair or new.serial in pair:
-                one, other = (old, new) if old.serial in pair else (new, old)
-                third = pair[0] if pair[1] == one.serial else pair[1]
-                facts = alive.get(third)
-                if third == other.serial or facts is None:
-                    continue
-                third_set, third_unique = facts.distinct()
-                if not third_unique:
-                    continue
-                first, second = _RECENT_PAIRS[pair], third_set ^ other.distinct()[0]
-                self._remember_pair(_pair_key(facts, other), second)
-                return first ^ second
+        found = _composed(old, new)
+        if found is not None:
+            return found
+        alive = _alive()
+        # the third kept longest first: the request's array, compared with every new model
+        for third, pair, other in sorted(
+            (pair[0] if pair[1] == one.serial else pair[1], pair, other)
+            for pair in _RECENT_PAIRS
+            for one, other in ((old, new), (new, old))
+            if one.serial in pair and other.serial not in pair
+        ):
+            facts = alive.get(third)
+            if facts is None or not facts.distinct()[1]:
+                continue
+            first, second = _RECENT_PAIRS[pair], facts.distinct()[0] ^ other.distinct()[0]
+            self._remember_pair(_pair_key(facts, other), second)
+            return first ^ second
         return None
+
+    def booleans(self, facts: ArrayFacts) -> bool:
+        """Whether a kept array's encoding holds ``true`` or ``false``
+        (:meth:`ArrayFacts.booleans`), told without a scan where it can be: when a kept array
+        whose encoding holds neither is paired with it at no cost (both fingerprinted, all
+        distinct), only the elements it lacks can hold one (a mark never straddles two elements'
+        encodings: their border is ``},{``)."""
+        if facts._booleans is None and facts.pieces and facts.raw is not None:
+            own, unique = facts.distinct()
+            for known in _RECENT if unique else ():
+                if known is facts or known._booleans is not False or not known.pieces:
+                    continue
+                if not known.distinct()[1]:
+                    continue
+                key = _pair_key(known, facts)
+                found = self._pairs.get(key)
+                found = _RECENT_PAIRS.get(key) if found is None else found
+                found = _composed(known, facts) if found is None else found
+                if found is not None:
+                    facts._booleans = any(
+                        b"true" in piece or b"false" in piece for piece in found & own
+                    )
+                    break
+        return facts.booleans()
 
     def _remember_pair(self, key: tuple[int, int], found: set[bytes]) -> None:
         self._pairs[key] = found
@@ -335,7 +388,7 @@ class Encodings:
         if not unique or prints is None:
             return None
         if len(wanted) <= _FEW_WANTED:
-            return sorted(prints.index(p) for p in wanted if p in distinct)
+            return sorted(facts.index(p) for p in wanted if p in distinct)
         found = facts.positions()
         return sorted(found[p] for p in wanted if p in found)
 
@@ -465,7 +518,9 @@ class _Differ:
             unequal = compress(range(common), map(ne, old.prints, new.prints))
             found = (i for i in unequal if before[i] != after[i])
             differing = list(islice(found, _ALIGN_MAX_DIFFERENCES + 1))
-            if len(differing) > _ALIGN_MAX_DIFFERENCES or old.booleans() or new.booleans():
+            if len(differing) > _ALIGN_MAX_DIFFERENCES:
+                return None
+            if self.encodings.booleans(old) or self.encodings.booleans(new):
                 return None
             differing.extend(range(common, max(len(before), len(after))))
             return differing
