@@ -587,7 +587,9 @@ class ResourceSchema:
                 and self._elementwise(key)
             ):
                 facts = encodings.facts(value)
-                if facts.raw is not None and encodings.fingerprints(value) is not None:
+                # objects only: their fingerprints are cut out of the encoding, where marshal's
+                # of scalars would cost more than the columnar check of them all
+                if facts.raw is not None and facts.pieces:
                     if (key, facts.serial) in self._valid_arrays:
                         continue
                     arrays.append((key, facts.serial))
