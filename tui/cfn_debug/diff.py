@@ -62,6 +62,7 @@ class ArrayFacts:
         "prints",
         "raw",
         "serial",
+        "unique",
     )
 
     def __init__(self, raw: bytes | None, prints: list[bytes] | None) -> None:
@@ -73,7 +74,8 @@ class ArrayFacts:
         self._distinct: tuple[set[bytes], bool] | None = None
         self._positions: dict[bytes, int] | None = None
         self._booleans: bool | None = None
-        self._found: dict[bytes, int] = {}  # index(), a few
+        self._found: dict[bytes, int] = {}  # find(), a few
+        self.unique: bool | None = None  # all fingerprints distinct (None: not known yet)
         self.cost = 0
 
     def booleans(self) -> bool:
@@ -90,16 +92,36 @@ class ArrayFacts:
             prints = self.prints or []
             found = set(prints)
             self._distinct = (found, len(found) == len(prints))
+            self.unique = self._distinct[1]
             self.grown(40 * len(prints))
         return self._distinct
 
-    def index(self, fingerprint: bytes) -> int:
-        """The index of a fingerprint (there, and all distinct), looked for once: a changed
-        element is looked for by the shape check and by each diff."""
+    def is_unique(self) -> bool:
+        """Whether the fingerprints are all distinct (the set made if not known otherwise)."""
+        if self.unique is None:
+            self.distinct()
+        return bool(self.unique)
+
+    def find(self, fingerprint: bytes) -> int:
+        """The index of a fingerprint's first occurrence, -1 if there is none, looked for once
+        (a C scan comparing lengths first): a changed element is looked for by the shape check
+        and by each diff."""
         found = self._found.get(fingerprint)
         if found is None:
-            found = self._found[fingerprint] = (self.prints or []).index(fingerprint)
+            if self._distinct is not None and fingerprint not in self._distinct[0]:
+                found = -1
+            else:
+                try:
+                    found = (self.prints or []).index(fingerprint)
+                except ValueError:
+                    found = -1
+            self._found[fingerprint] = found
         return found
+
+    def has(self, fingerprint: bytes) -> bool:
+        if self._distinct is not None:
+            return fingerprint in self._distinct[0]
+        return self.find(fingerprint) >= 0
 
     def positions(self) -> dict[bytes, int]:
         """Fingerprint -> index (the fingerprints all distinct), made once."""
@@ -208,6 +230,39 @@ def _composed(old: ArrayFacts, new: ArrayFacts) -> set[bytes] | None:
     return None
 
 
+def _aligned_pair(known: ArrayFacts, other: ArrayFacts) -> set[bytes] | None:
+    """The unpaired fingerprints of two arrays of the same length, ``known`` all distinct, that
+    differ at a few indices (in order, by their pieces: C loops), or None. The fingerprints
+    equal at their index are common to both; with ``known``'s distinct, those it has at the
+    other indices are not among them, and ``other``'s there are not either unless ``known``
+    has one elsewhere (then ``other`` repeats it: None). So ``other``'s are all distinct too
+    (remembered), and the symmetric difference of the two sets is that of the few."""
+    if known.unique is not True or not (known.pieces and other.pieces):
+        return None
+    mine, theirs = known.prints or [], other.prints or []
+    if len(mine) != len(theirs):
+        return None
+    unequal = compress(range(len(mine)), map(ne, mine, theirs))
+    at = list(islice(unequal, _ALIGN_MAX_DIFFERENCES + 1))
+    if len(at) > _ALIGN_MAX_DIFFERENCES:
+        return None
+    gone = {mine[i] for i in at}
+    came = [theirs[i] for i in at]
+    new = set(came)
+    if len(new) != len(came) or any(known.has(p) for p in new - gone):
+        return None
+    if other.unique is None:
+        other.unique = True
+    for index in at:  # where each of the few is, or that it is not there: no scan for them
+        known._found.setdefault(mine[index], index)
+        other._found.setdefault(theirs[index], index)
+    for piece in gone - new:
+        other._found.setdefault(piece, -1)
+    for piece in new - gone:
+        known._found.setdefault(piece, -1)
+    return gone ^ new
+
+
 def _pair_key(a: ArrayFacts, b: ArrayFacts) -> tuple[int, int]:
     return (a.serial, b.serial) if a.serial < b.serial else (b.serial, a.serial)
 
@@ -276,6 +331,17 @@ class Encodings:
         return self._unpaired(self.facts(before), self.facts(after))
 
     def _unpaired(self, old: ArrayFacts, new: ArrayFacts) -> set[bytes]:
+        if old.raw is not None and new.raw is not None and old.pieces and new.pieces:
+            # kept arrays of objects: known, composed, or told by an in-order comparison
+            # through an array compared with one of them before (no set of either made)
+            key = _pair_key(old, new)
+            found = self._pairs.get(key)
+            found = _RECENT_PAIRS.get(key) if found is None else found
+            found = _composed(old, new) if found is None else found
+            found = self._through_aligned(old, new) if found is None else found
+            if found is not None:
+                self._remember_pair(key, found)
+                return found
         old_set, old_unique = old.distinct()
         new_set, new_unique = new.distinct()
         if not (old_unique and new_unique):
@@ -305,11 +371,15 @@ class Encodings:
             return None
         if not reference.fingerprinted or reference.prints is None or reference.raw is None:
             return None
-        if not (facts.distinct()[1] and reference.distinct()[1]):
-            return None
-        wanted = self._unpaired(reference, facts) & facts.distinct()[0]
-        at = self.positions(values, wanted)
-        return None if at is None else [values[i] for i in at]
+        # a fingerprint of values the reference lacks is unpaired (as sets or as counts), and
+        # equal fingerprints are equal elements: one of each is enough
+        unpaired = self._unpaired(reference, facts)
+        if len(unpaired) <= _FEW_WANTED:
+            at = sorted(i for i in map(facts.find, unpaired) if i >= 0)
+        else:
+            known = facts.positions()
+            at = sorted(known[p] for p in unpaired if p in known)
+        return [values[i] for i in at]
 
     def kept(self) -> list[ArrayFacts]:
         """The facts kept across steps, most recently used first."""
@@ -340,6 +410,30 @@ class Encodings:
             return first ^ second
         return None
 
+    def _through_aligned(self, old: ArrayFacts, new: ArrayFacts) -> set[bytes] | None:
+        """``old`` against ``new`` (kept arrays of objects) by an in-order comparison
+        (:func:`_aligned_pair`), of the two or of one with a third kept array paired with the
+        other before (the model two steps back, in the same order): no set made."""
+        for first, second in ((old, new), (new, old)):
+            found = _aligned_pair(first, second)
+            if found is not None:
+                return found
+        alive = _alive()
+        for pair in reversed(list(_RECENT_PAIRS)):
+            for one, other in ((old, new), (new, old)):
+                if one.serial not in pair or other.serial in pair:
+                    continue
+                third = alive.get(pair[0] if pair[1] == one.serial else pair[1])
+                if third is None or not third.pieces:
+                    continue
+                second = _aligned_pair(third, other)
+                second = _aligned_pair(other, third) if second is None else second
+                if second is not None:
+                    first = _RECENT_PAIRS[pair]
+                    self._remember_pair(_pair_key(third, other), second)
+                    return first ^ second
+        return None
+
     def booleans(self, facts: ArrayFacts) -> bool:
         """Whether a kept array's encoding holds ``true`` or ``false``
         (:meth:`ArrayFacts.booleans`), told without a scan where it can be: when a kept array
@@ -347,11 +441,10 @@ class Encodings:
         distinct), only the elements it lacks can hold one (a mark never straddles two elements'
         encodings: their border is ``},{``)."""
         if facts._booleans is None and facts.pieces and facts.raw is not None:
-            own, unique = facts.distinct()
-            for known in _RECENT if unique else ():
+            for known in _RECENT if facts.is_unique() else ():
                 if known is facts or known._booleans is not False or not known.pieces:
                     continue
-                if not known.distinct()[1]:
+                if not known.is_unique():
                     continue
                 key = _pair_key(known, facts)
                 found = self._pairs.get(key)
@@ -359,7 +452,7 @@ class Encodings:
                 found = _composed(known, facts) if found is None else found
                 if found is not None:
                     facts._booleans = any(
-                        b"true" in piece or b"false" in piece for piece in found & own
+                        b"true" in piece or b"false" in piece for piece in found if facts.has(piece)
                     )
                     break
         return facts.booleans()
@@ -384,11 +477,10 @@ class Encodings:
             return None
         prints = self.fingerprints(values)
         facts = self.facts(values)
-        distinct, unique = facts.distinct()
-        if not unique or prints is None:
+        if prints is None or not facts.is_unique():
             return None
         if len(wanted) <= _FEW_WANTED:
-            return sorted(facts.index(p) for p in wanted if p in distinct)
+            return sorted(i for i in map(facts.find, wanted) if i >= 0)
         found = facts.positions()
         return sorted(found[p] for p in wanted if p in found)
 
