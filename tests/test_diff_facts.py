@@ -97,7 +97,7 @@ def _items(size: int) -> list[dict[str, Any]]:
     return [{"Key": f"k{i}", "Value": f"v{i}", "N": i} for i in range(size)]
 
 
-_CHANGES = ("value", "bool", "float", "long_key", "negative", "extra", "drop", "add", "dup")
+_CHANGES = ("value", "bool", "float", "long_key", "negative", "extra", "drop", "add", "dup", "copy")
 _step = st.tuples(
     st.lists(st.tuples(st.sampled_from(_CHANGES), st.integers(0, 10**6)), max_size=4),
     st.sampled_from(["keep", "reverse", "shuffle"]),
@@ -131,6 +131,8 @@ def _next_model(model: dict[str, Any], step: Any, rnd: random.Random) -> dict[st
             items.insert(index, {"Key": f"n{at % 100}", "Value": "n", "Sub": [{"x": at}]})
         elif kind == "dup":
             items.append(copy.deepcopy(items[index]))
+        elif kind == "copy":  # the same length, one element twice
+            items[index] = copy.deepcopy(items[(index + 1) % len(items)])
     if order == "reverse":
         items.reverse()
         labels.reverse()
@@ -153,6 +155,7 @@ def _step_answers(
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.integers(256, 400), st.lists(_step, min_size=1, max_size=7), st.randoms())
 @example(300, [([("float", 5)], "keep")], random.Random(0))  # 5 == 5.0 in order, no booleans
+@example(300, [([("value", 1)], "keep"), ([("copy", 9)], "keep")], random.Random(0))
 @example(300, [([("value", 1)], "reverse"), ([("value", 2)], "keep")] * 3, random.Random(0))
 def test_a_chain_of_steps_gives_what_the_plain_path_gives(
     size: int, steps: list[Any], rnd: Any
