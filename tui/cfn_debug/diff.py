@@ -308,13 +308,17 @@ class Encodings:
     def fingerprints(self, values: list[Any]) -> list[bytes] | None:
         """:attr:`ArrayFacts.prints` of an array (see :meth:`facts`), marshal's made now if
         they are not yet (once per step, or once per content for a kept array)."""
+        return self._printed(values).prints
+
+    def _printed(self, values: list[Any]) -> ArrayFacts:
+        """:meth:`facts`, fingerprinted."""
         facts = self.facts(values)
         if not facts.fingerprinted:
             facts.prints = _fingerprints(values)
             facts.fingerprinted = True
             if facts.raw is not None and facts.prints is not None:
                 facts.grown(sum(map(len, facts.prints)))
-        return facts.prints
+        return facts
 
     def unpaired(self, before: list[Any], after: list[Any]) -> set[bytes]:
         """The fingerprints not as frequent in ``after`` as in ``before`` (both fingerprinted).
@@ -326,9 +330,7 @@ class Encodings:
         that pair's and the other pair's: fingerprints distinct on all sides, the unpaired ones
         are the symmetric difference of the two sets, and that operation is associative.
         """
-        self.fingerprints(before)
-        self.fingerprints(after)
-        return self._unpaired(self.facts(before), self.facts(after))
+        return self._unpaired(self._printed(before), self._printed(after))
 
     def _unpaired(self, old: ArrayFacts, new: ArrayFacts) -> set[bytes]:
         if old.raw is not None and new.raw is not None and old.pieces and new.pieces:
@@ -366,8 +368,8 @@ class Encodings:
         """The elements of ``values`` (a long array with kept facts) whose fingerprint the kept
         array ``reference`` lacks, in order; every other element equals one of ``reference``'s.
         None when that cannot be told cheaply (a fingerprint twice on a side, none at all)."""
-        facts = self.facts(values)
-        if self.fingerprints(values) is None or facts.raw is None:
+        facts = self._printed(values)
+        if facts.prints is None or facts.raw is None:
             return None
         if not reference.fingerprinted or reference.prints is None or reference.raw is None:
             return None
@@ -475,8 +477,8 @@ class Encodings:
         for a short array (a scan costs less)."""
         if len(values) < _ALIGN_MIN:
             return None
-        prints = self.fingerprints(values)
-        facts = self.facts(values)
+        facts = self._printed(values)
+        prints = facts.prints
         if prints is None or not facts.is_unique():
             return None
         if len(wanted) <= _FEW_WANTED:
