@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -288,3 +289,28 @@ def test_unchanged_large_subtrees_are_validated_once_and_a_deep_change_is_still_
     assert [p for p, _ in schema.model_errors(again, encode=Encodings().of)] == ["/Tags/321/Key"]
     again["Tags"][321]["Key"] = None  # a null is never taken from the cache (None and NaN)
     assert [p for p, _ in schema.model_errors(again, encode=Encodings().of)] == ["/Tags/321/Key"]
+
+
+def test_a_schema_without_patterns_gets_a_compiled_check_too() -> None:
+    """fastjsonschema's code defines no REGEX_PATTERNS for a schema without pattern or format:
+    the compiled checks (the shape check's and the input check's) must compile all the same, or
+    a large first request is validated by jsonschema alone (seconds at 5 MB)."""
+    schema = ResourceSchema(
+        {
+            "typeName": "Test::No::Patterns",
+            "description": "no pattern, no format",
+            "additionalProperties": False,
+            "primaryIdentifier": ["/properties/Name"],
+            "required": ["Name"],
+            "properties": {
+                "Name": {"type": "string"},
+                "Items": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+            },
+        }
+    )
+    assert compile_shape_check(schema._validation_copy, SHAPE_EXEMPT_KEYWORDS) is not None
+    assert compile_shape_check(schema._validation_copy, ()) is not None
+    model = {"Name": "n", "Items": list(range(2000))}
+    with mock.patch.object(ResourceSchema, "slow_input_errors", side_effect=AssertionError):
+        assert schema.input_errors(model) == []
+    assert schema.input_errors({"Items": [-1]}) == schema.slow_input_errors({"Items": [-1]})

@@ -64,6 +64,8 @@ _MAX_MESSAGE = 300
 #: content (model_errors); at most _VALID_SUBTREES of them are remembered per schema.
 _SUBTREE_MIN = 4096
 _VALID_SUBTREES = 256
+#: Arrays at least this long are validated by their elements not known valid (model_errors).
+_ARRAY_MIN = 256
 _MAX_DEPTH = 32  # how deep the schema walks follow nested (possibly recursive) definitions
 
 
@@ -214,6 +216,10 @@ class ResourceSchema:
         self._input_check: ShapeCheck | None = None
         # (property, size, digest of its exact encoding) of large properties found valid
         self._valid_subtrees: dict[tuple[str, int, bytes], None] = {}
+        # (property, serial of the kept facts, cfn_debug.diff.ArrayFacts) of long arrays found
+        # valid, and whether a property's array is validated element by element
+        self._valid_arrays: dict[tuple[str, int], None] = {}
+        self._elementwise_keys: dict[str, bool] = {}
         top = self._validation_copy
         self._splittable = not any(k in top for k in ("minProperties", "maxProperties", "enum"))
         self._splittable = self._splittable and "const" not in top
@@ -516,7 +522,11 @@ class ResourceSchema:
     # -- model validation --
 
     def model_errors(
-        self, model: Any, *, encode: Callable[[Any], bytes | None] | None = None
+        self,
+        model: Any,
+        *,
+        encode: Callable[[Any], bytes | None] | None = None,
+        encodings: Any = None,
     ) -> list[tuple[str, str]]:
         """The contract's shape check: (model pointer, message) for every violation.
 
@@ -528,33 +538,63 @@ class ResourceSchema:
         was found valid before (kept by its hash) is not validated again, only the rest of the
         model is. Each top-level property is validated on its own in the shape check (required
         and the other cross-property keywords are exempt), so this answers as the whole does.
+
+        ``encodings`` (the step's :class:`cfn_debug.diff.Encodings`, whose ``of`` is then the
+        encoder) goes further for a long array whose schema validates each element on its own
+        (``items`` and ``type`` only): an array found valid is remembered by its kept facts,
+        and of a later array only the elements such an array lacks are validated (every other
+        element equals one of its elements, a valid one).
         """
+        if encode is None and encodings is not None:
+            encode = encodings.of
         if self._shape_checks is None:
             found = (
                 compile_columnar_check(self._validation_copy, SHAPE_EXEMPT_KEYWORDS),
                 compile_shape_check(self._validation_copy, SHAPE_EXEMPT_KEYWORDS),
             )
             self._shape_checks = tuple(c for c in found if c is not None)
-        part, fresh = model, []
+        part, fresh, arrays = model, [], []
         if encode is not None and isinstance(model, dict) and self._splittable:
-            part, fresh = self._unknown_part(model, encode)
+            part, fresh, arrays = self._unknown_part(model, encode, encodings)
         for check in self._shape_checks:
             if check(part):  # sound: the fast checks accept only what jsonschema accepts
                 for digest in fresh:
                     if len(self._valid_subtrees) >= _VALID_SUBTREES:
                         del self._valid_subtrees[next(iter(self._valid_subtrees))]
                     self._valid_subtrees[digest] = None
+                for array in arrays:
+                    if len(self._valid_arrays) >= _VALID_SUBTREES:
+                        del self._valid_arrays[next(iter(self._valid_arrays))]
+                    self._valid_arrays[array] = None
                 return []
         return self.slow_model_errors(model)
 
     def _unknown_part(
-        self, model: dict[str, Any], encode: Callable[[Any], bytes | None]
-    ) -> tuple[dict[str, Any], list[tuple[str, int, bytes]]]:
-        """The model without the large properties known valid, and the digests of the large
-        properties not yet known (remembered once the part is found valid)."""
+        self, model: dict[str, Any], encode: Callable[[Any], bytes | None], encodings: Any
+    ) -> tuple[dict[str, Any], list[tuple[str, int, bytes]], list[tuple[str, int]]]:
+        """The model without the large properties known valid (and with only the elements of a
+        long elementwise array no array known valid holds), the digests of the large properties
+        not yet known, and the (property, facts serial) of the long arrays not yet known (both
+        remembered once the part is found valid)."""
         part: dict[str, Any] = {}
         fresh: list[tuple[str, int, bytes]] = []
+        arrays: list[tuple[str, int]] = []
         for key, value in model.items():
+            if (
+                encodings is not None
+                and type(value) is list
+                and len(value) >= _ARRAY_MIN
+                and self._elementwise(key)
+            ):
+                facts = encodings.facts(value)
+                # objects only: their fingerprints are cut out of the encoding, where marshal's
+                # of scalars would cost more than the columnar check of them all
+                if facts.raw is not None and facts.pieces:
+                    if (key, facts.serial) in self._valid_arrays:
+                        continue
+                    arrays.append((key, facts.serial))
+                    part[key] = self._beyond_valid(key, value, facts, encodings)
+                    continue
             if type(value) is dict or type(value) is list:
                 raw = encode(value)
                 # a null may be None or NaN (both encode as null): such a subtree is not kept
@@ -565,7 +605,38 @@ class ResourceSchema:
                         continue
                     fresh.append(digest)
             part[key] = value
-        return part, fresh
+        return part, fresh, arrays
+
+    def _beyond_valid(self, key: str, value: list[Any], facts: Any, encodings: Any) -> list[Any]:
+        """The elements of ``value`` that the most recently used kept array found valid at
+        ``key`` lacks (all of them when there is none)."""
+        for known in encodings.kept():
+            if known is not facts and (key, known.serial) in self._valid_arrays:
+                beyond = encodings.elements_beyond(value, known)
+                if beyond is not None:
+                    return beyond
+                break
+        return value
+
+    def _elementwise(self, key: str) -> bool:
+        """Whether the shape check of top-level property ``key`` holding an array is the check
+        of each element on its own: the property's only validating keywords are ``type`` and a
+        single ``items`` schema (no length, uniqueness or contains), and no patternProperties
+        at the top can apply to it."""
+        found = self._elementwise_keys.get(key)
+        if found is None:
+            top = self._validation_copy
+            prop = top.get("properties", {}).get(key) if isinstance(top, dict) else None
+            found = (
+                isinstance(top, dict)
+                and not top.get("patternProperties")
+                and isinstance(prop, dict)
+                and set(prop) & _VALIDATING <= {"type", "items", *SHAPE_EXEMPT_KEYWORDS}
+                and isinstance(prop.get("items", {}), dict)
+                and _allows_arrays(prop.get("type", "array"))
+            )
+            self._elementwise_keys[key] = found
+        return found
 
     def slow_model_errors(self, model: Any) -> list[tuple[str, str]]:
         """:meth:`model_errors` through jsonschema alone, without the compiled fast check."""
@@ -590,6 +661,14 @@ class ResourceSchema:
         if self._input_validator is None:
             self._input_validator = _InputValidator(self._validation_copy)
         return _errors(self._input_validator, model)
+
+
+#: Every keyword the Draft 7 validators act on (the rest are annotations).
+_VALIDATING = frozenset(Draft7Validator.VALIDATORS)
+
+
+def _allows_arrays(kind: Any) -> bool:
+    return kind == "array" or (isinstance(kind, list) and "array" in kind)
 
 
 def _never(_model: Any) -> bool:

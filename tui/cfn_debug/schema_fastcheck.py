@@ -150,9 +150,11 @@ def compile_shape_check(
     namespace: dict[str, Any] = {"_unique_key": _unique_key}
     try:
         exec(compile(code, "<shape check>", "exec"), namespace)
-        patterns = namespace["REGEX_PATTERNS"]
-        # format checks keep fastjsonschema's own (Python) expressions
-        namespace["REGEX_PATTERNS"] = {p: placeholders.get(p, r) for p, r in patterns.items()}
+        # a schema without pattern or format gets no REGEX_PATTERNS (and then needs none)
+        patterns = namespace.get("REGEX_PATTERNS")
+        if patterns is not None:
+            # format checks keep fastjsonschema's own (Python) expressions
+            namespace["REGEX_PATTERNS"] = {p: placeholders.get(p, r) for p, r in patterns.items()}
         validate = namespace["validate"]
     except Exception:
         return None

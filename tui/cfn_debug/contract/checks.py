@@ -320,8 +320,7 @@ def model_conforms_to_schema(ctx: StepContext) -> Problems:
     skip_nulls = _null_rule_applies(ctx)
     problems: Problems = []
     for base, model in ctx.returned_models():
-        encode = ctx.encodings.of if ctx.encodings is not None else None
-        for pointer, message in ctx.schema.model_errors(model, encode=encode):
+        for pointer, message in ctx.schema.model_errors(model, encodings=ctx.encodings):
             if skip_nulls and resolve_pointer(model, pointer) is None:
                 continue
             problems.append((base + pointer, with_constraint(ctx.schema, model, pointer, message)))
