@@ -173,9 +173,12 @@ def build_step(
     ) -> Step:
         step_context, check_step, _, diff_models = _checks()
         from cfn_debug.diff import Encodings, remember_step_encodings
+        from cfn_debug.invoke.base import payload_encodings
 
         # one encoding per large model for this step's three diffs (request, previous, requested)
         encodings = Encodings()
+        for value, raw in payload_encodings(request):  # the request body's, made as it was sent
+            encodings.seed(value, raw)
         # redacted first: the models' members are encoded once (encodings) for the secret scan
         # and the diffs, and the scan's single pass over each also tells whether it holds null,
         # which the checks and diffs would otherwise search it for (scan_min 0: a part found

@@ -486,6 +486,11 @@ class Encodings:
         found = facts.positions()
         return sorted(found[p] for p in wanted if p in found)
 
+    def seed(self, value: Any, raw: bytes) -> None:
+        """Take ``raw`` as ``value``'s encoding (``jsonfast.exact(value)``, made this step by
+        another part: the request body's encoding, ``invoke.base.payload_encodings``)."""
+        self._known[id(value)] = (value, raw)
+
     def of(self, value: Any) -> bytes | None:
         known = self._known.get(id(value))
         if known is not None:

@@ -30,7 +30,7 @@ PLACES = ("request", "result")
 Signature = tuple[Any, ...]
 
 
-def _request_place(request: Any) -> tuple[str, str] | None:
+def request_place(request: Any) -> tuple[str, str] | None:
     """(holder, key) of the request's model: its place in either payload shape, if it has one."""
     if not isinstance(request, dict):
         return None
@@ -45,7 +45,7 @@ def model_at(step: dict[str, Any] | Any, where: str) -> Any:
     """The model a step (a step line's dict, or a Step) holds at ``where``, or None."""
     request = step.get("request") if isinstance(step, dict) else step.request
     if where == "request":
-        place = _request_place(request)
+        place = request_place(request)
         return request[place[0]][place[1]] if place is not None else None
     result = step.get("result") if isinstance(step, dict) else step.result
     progress = result.get("progress") if isinstance(result, dict) else result.progress
@@ -77,7 +77,7 @@ def _blanked(step: dict[str, Any], where: str) -> dict[str, Any]:
     """A shallow copy of a step line's dict with the model at ``where`` written as null."""
     if where == "request":
         request = step["request"]
-        holder, key = _request_place(request)  # type: ignore[misc]
+        holder, key = request_place(request)  # type: ignore[misc]
         return {**step, "request": {**request, holder: {**request[holder], key: None}}}
     result = step["result"]
     return {**step, "result": {**result, "progress": {**result["progress"], "resourceModel": None}}}

@@ -25,13 +25,91 @@ def encode_payload(payload: dict[str, Any]) -> bytes:
 
     The whole payload is encoded by orjson at once when it can be (no ``null``, which a NaN
     would be written as; nothing orjson refuses): one buffer, not parts joined (a 2 KB payload:
-    ~3 us instead of ~30); else it is taken apart by the Splicer."""
+    ~3 us instead of ~30); else it is taken apart by the Splicer. A large request model's
+    container members are encoded on their own first and put in as they are (orjson's
+    Fragment): the step built from this payload reuses them (``payload_encodings``) instead of
+    encoding the model again for its secret scan and diffs, and a member sent again (the same
+    desired state at every re-invocation) is found free of ``null`` by comparing bytes."""
     from cfn_debug.jsonfast import Splicer, exact, holds
 
-    whole = exact(payload)
-    if whole is not None and not holds(whole, b"null"):
+    whole = _with_model_members(payload)
+    if whole is None:
+        whole = exact(payload)
+        if whole is not None and not holds(whole, b"null"):
+            return whole
+    else:
         return whole
     return Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload)
+
+
+#: Members of a request model at least this long (bytes of JSON) are encoded on their own.
+_MEMBER_MIN = 64 * 1024
+#: The last payload encoded member by member: (payload, its request model's members with their
+#: encodings). One payload, so it holds no more than the request being sent.
+_LAST: list[tuple[dict[str, Any], list[tuple[Any, bytes]]]] = []
+
+
+def payload_encodings(payload: dict[str, Any]) -> list[tuple[Any, bytes]]:
+    """The exact encodings (``jsonfast.exact``) of ``payload``'s request model members that
+    ``encode_payload`` made, if it was the last payload encoded: the step built from it seeds
+    its ``diff.Encodings`` with them. The payload is held, not mutated by anyone in between
+    (the chain builds it, sends it, then builds the step from it)."""
+    if _LAST and _LAST[0][0] is payload:
+        return _LAST[0][1]
+    return []
+
+
+def _with_model_members(payload: dict[str, Any]) -> bytes | None:
+    """The payload's encoding, its request model's large container members encoded first and
+    put in as they are; None when there is no large member or a part cannot be used (a
+    ``null`` anywhere: a NaN would be written so; something orjson refuses)."""
+    import orjson
+
+    from cfn_debug.journal_models import request_place
+    from cfn_debug.jsonfast import exact, holds
+
+    _LAST.clear()
+    place = request_place(payload)
+    if place is None:
+        return None
+    holder, key = place
+    model = payload[holder][key]
+    if type(payload) is not dict or type(payload[holder]) is not dict or type(model) is not dict:
+        return None  # a subclass: exact() refuses it, the Splicer writes it as json does
+    members: list[tuple[Any, bytes]] = []
+    shown: dict[str, Any] = {}
+    for name, value in model.items():
+        if type(value) is list or type(value) is dict:
+            raw = exact(value)
+            if raw is None or holds(raw, b"null"):
+                return None
+            if len(raw) >= _MEMBER_MIN:
+                members.append((value, raw))
+                shown[name] = orjson.Fragment(raw)
+                continue
+        shown[name] = value
+    if not members:
+        return None
+    # the rest, small: checked for null with each large member as a bare 0
+    skeleton = {**payload, holder: {**payload[holder], key: {**shown}}}
+    bare = {
+        **skeleton,
+        holder: {
+            **skeleton[holder],
+            key: {
+                name: orjson.Fragment(b"0") if isinstance(value, orjson.Fragment) else value
+                for name, value in shown.items()
+            },
+        },
+    }
+    rest = exact(bare)
+    if rest is None or holds(rest, b"null"):
+        return None
+    whole = exact(skeleton)
+    if whole is None:
+        return None
+    _LAST.append((payload, members))
+    return whole
 
 
 class Invoker(Protocol):
