@@ -287,7 +287,7 @@ def test_a_body_with_its_model_members_encoded_apart_is_the_same_bytes(
 
     holder, key = place
     payload = {"action": "CREATE", holder: {"clientRequestToken": "t", key: model}}
-    with mock.patch.object(base, "_MEMBER_MIN", 0):
+    with mock.patch.object(base, "_MEMBER_MIN", 0), mock.patch.object(base, "_MEMBER_LEN_MIN", 0):
         body = encode_payload(payload)
     assert body == plain_body(payload)
     for member, raw in base.payload_encodings(payload):

@@ -44,6 +44,10 @@ def encode_payload(payload: dict[str, Any]) -> bytes:
 
 #: Members of a request model at least this long (bytes of JSON) are encoded on their own.
 _MEMBER_MIN = 64 * 1024
+#: ... and only looked for when a member holds at least this many elements or members (a
+#: shorter one can still be large: it is then encoded with the whole body, as before).
+_MEMBER_LEN_MIN = 64
+_CONTAINERS = (list, dict)
 #: The last payload encoded member by member: (payload, its request model's members with their
 #: encodings). One payload, so it holds no more than the request being sent.
 _LAST: list[tuple[dict[str, Any], list[tuple[Any, bytes]]]] = []
@@ -74,6 +78,8 @@ def _with_model_members(payload: dict[str, Any]) -> bytes | None:
         return None
     holder, key = place
     model = payload[holder][key]
+    if not any(type(v) in _CONTAINERS and len(v) >= _MEMBER_LEN_MIN for v in model.values()):
+        return None  # no member long enough to be large: a small payload is encoded whole
     if type(payload) is not dict or type(payload[holder]) is not dict or type(model) is not dict:
         return None  # a subclass: exact() refuses it, the Splicer writes it as json does
     members: list[tuple[Any, bytes]] = []
