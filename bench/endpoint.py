@@ -297,10 +297,12 @@ def main() -> int:
         )
     cold_ratio = statistics.median(cold) / statistics.median(rie_cold)
     verdict = "within" if cold_ratio <= COLD_TARGET else "OVER"
-    print(
-        f"ratio ours/RIE (median cold): {cold_ratio:.2f}x  ({verdict} the {COLD_TARGET}x target)  "
-        + _load()
+    target = (
+        f"{verdict} the {COLD_TARGET}x target"
+        if not args.fixture
+        else f"printed: the {COLD_TARGET}x target is the demo's"
     )
+    print(f"ratio ours/RIE (median cold): {cold_ratio:.2f}x  ({target})  " + _load())
     for url, other in zip(args.also, others, strict=True):
         also_ratio = statistics.median(other) / statistics.median(theirs)
         print(
