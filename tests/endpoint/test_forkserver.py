@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -239,3 +240,35 @@ def test_a_prewarmed_restart_starts_the_next_worker_before_any_invoke(project_co
         time.sleep(0.2)
         untouched = idle_endpoint.pool("Introspect")
         assert untouched is not None and not untouched._all
+
+
+def test_an_invoke_right_after_a_prewarmed_restart_waits_for_that_worker(project_copy) -> None:
+    """The re-run's invoke comes a few ms after the save's restart, while the prewarmed worker
+    is still starting (here held 0.3 s, as a busy CPU does): it runs on that worker, not on a
+    second one forked beside it (two imports of the saved code at once, a later answer)."""
+    project = project_copy("forked")
+    handler = project / "src" / "introspect.py"
+    with EmbeddedEndpoint(project) as endpoint:
+        _wait_preloaded(endpoint, "Introspect")
+        first = _introspect(endpoint)
+        pool = endpoint.pool("Introspect")
+        assert pool is not None
+        check = pool._check_environment
+
+        def slow_prewarm() -> object:
+            if threading.current_thread().name.startswith("prewarm"):
+                time.sleep(0.3)
+            return check()
+
+        pool._check_environment = slow_prewarm  # type: ignore[method-assign]
+        handler.write_text(handler.read_text() + "\nSAVED = True\n", encoding="utf-8")
+        endpoint.restart_workers(prewarm=True)
+        second = _introspect(endpoint)  # at once: the prewarmed worker is still starting
+        deadline = time.monotonic() + 10
+        while (
+            any(t.name.startswith("prewarm") for t in threading.enumerate())
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.01)
+        assert second["pid"] != first["pid"]
+        assert len(pool._all) == 1, f"{len(pool._all)} workers after one invoke"
