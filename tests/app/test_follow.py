@@ -154,3 +154,31 @@ async def test_running_from_the_palette_selects_the_event(demo_state: Path) -> N
         assert panel.cursor_node is not None
         assert panel.cursor_node.data == app.selected_event
         assert app.events[app.selected_event].name.endswith("read")
+
+
+async def test_a_runs_first_step_is_shown_before_the_timeline_draws_its_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14: the first step's findings do not wait for the timeline's batch of rows (held
+    back here: 30 s) and its Selected through the screen; the timeline lands on that same row."""
+    from cfn_debug.app.widgets import timeline
+
+    monkeypatch.setattr(timeline, "FLUSH_S", 30.0)
+    monkeypatch.setattr(timeline, "STREAM_FLUSH_S", 30.0)
+    project = counting_project(tmp_path / "project", 3)
+    config = demo_config(
+        tmp_path, project_dir=project, env_vars=None, mode="step", deterministic=False
+    )
+    app = CfnDebugApp(config)
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: app.view.awaiting is not None, "step mode to wait")
+        detail = app.query_one(StepDetail)
+        await wait_until(pilot, lambda: detail.step is not None, "the first step in the detail")
+        assert detail.step is app.view.steps[0] and detail.row == 0
+        assert app.query_one(Timeline).row_count == 0  # its row is still in the batch
+        await pilot.press("x")
+        await wait_until(pilot, lambda: app.view.ended and not app.running, "the chain to end")
+        timeline_widget = app.query_one(Timeline)
+        assert timeline_widget.row_count == len(app.view.steps)

@@ -167,7 +167,7 @@ class MainStream(_Base):
         elif isinstance(record, StepCompleted):
             view.steps.append(record.step)
             self.status_state = None  # the status line clears itself on StepAdded
-            self.tell(partial(StepAdded, view, record.step), Timeline, RunStatus)
+            self.tell(partial(StepAdded, view, record.step), Timeline, StepDetail, RunStatus)
         elif isinstance(record, DelayStarted):
             self.say(
                 Countdown(

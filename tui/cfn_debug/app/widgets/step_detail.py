@@ -1,9 +1,10 @@
 """The selected step in tabs: Findings, Model diff, Request, Response, Logs, Timing.
 
-It updates from the main screen's messages: RunStarted (nothing selected yet), StepSelected
-(the timeline's cursor moved), RunEnded and RunUpdated (the run's record, its comparison, the
-Changes section), PaletteChanged. What it shows of a run is the run's record once it ended:
-the same record the status line summarises.
+It updates from the main screen's messages: RunStarted (nothing selected yet), StepAdded (the
+run's first step is shown at once: the row the timeline's cursor lands on once its batch of rows
+is drawn), StepSelected (the timeline's cursor moved), RunEnded and RunUpdated (the run's
+record, its comparison, the Changes section), PaletteChanged. What it shows of a run is the
+run's record once it ended: the same record the status line summarises.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from cfn_debug.app.messages import (
     RunEnded,
     RunStarted,
     RunUpdated,
+    StepAdded,
     StepSelected,
 )
 from cfn_debug.app.render import (
@@ -92,6 +94,16 @@ class StepDetail(Vertical):
 
     def on_run_started(self, message: RunStarted) -> None:
         self._show_view(message.view, -1)
+
+    def on_step_added(self, message: StepAdded) -> None:
+        # The first step of a run: nothing is selected yet, and the timeline (reset by
+        # RunStarted, so following) puts its cursor on row 0 once it draws its next batch of
+        # rows (FLUSH_S later, then its Selected through the screen): a re-run's findings on
+        # screen without those hops. Later steps are the timeline's to select (a user may have
+        # moved its cursor away).
+        view = message.view
+        if self.row < 0 and view.steps and view.steps[0] is message.step:
+            self._show_view(view, 0)
 
     def on_step_selected(self, message: StepSelected) -> None:
         self._show_view(message.view, message.row)
