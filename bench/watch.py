@@ -155,7 +155,8 @@ async def pilot_saves(
 ) -> tuple[list[float], list[tuple[float, float, float]]]:
     """Run ``event_name`` once in the real dashboard, turn watch mode on, then save ``source``
     ``saves`` times; per save, (save -> findings of the re-run's first step painted) and
-    (save -> re-run started, -> its first request sent, -> its first answer received)."""
+    (save -> seen by the watcher, -> the re-run's first request sent, -> its first answer
+    received)."""
     from textual.widgets import Static
 
     from cfn_debug.app.app import CfnDebugApp
@@ -214,13 +215,9 @@ async def pilot_saves(
             view = app.view
             invoked = view.invocations[0].started_monotonic if view.invocations else saved_mono
             answered = invoked + view.steps[0].result.duration_s
-            rerun.append(
-                (
-                    getattr(view.rerun, "started_monotonic", saved_mono) - saved_mono,
-                    invoked - saved_mono,
-                    answered - saved_mono,
-                )
-            )
+            # view.rerun is the save's ChangeDetected: when the watcher's batch arrived.
+            seen = view.rerun.detected_monotonic if view.rerun is not None else saved_mono
+            rerun.append((seen - saved_mono, invoked - saved_mono, answered - saved_mono))
             await _until(pilot, lambda: app.view.ended and not app.running, "the re-run's end")
             await pilot.pause(0.2)
     return painted, rerun
@@ -266,7 +263,7 @@ def measure_pilot(saves: int) -> bool:
             painted, rerun = asyncio.run(pilot_saves(config, event, source, saves))
             median = statistics.median(painted)
             verdict = "meets" if median < target else "MISSES"
-            started, invoked, answered = (
+            seen, invoked, answered = (
                 statistics.median(part[i] for part in rerun) * 1000 for i in range(3)
             )
             print(
@@ -275,8 +272,9 @@ def measure_pilot(saves: int) -> bool:
                 f"{verdict} the {target * 1000:.0f} ms target"
             )
             print(
-                f"  {'':<24} of which: re-run started {started:.0f} ms, first request "
-                f"{invoked:.0f} ms, first answer {answered:.0f} ms, then drawn"
+                f"  {'':<24} medians: save seen {seen:.0f} ms, first request {invoked:.0f} ms, "
+                f"first answer {answered:.0f} ms (handler {answered - invoked:.0f} ms), "
+                f"painted {median * 1000:.0f} ms"
             )
             ok = ok and median < target
     return ok
