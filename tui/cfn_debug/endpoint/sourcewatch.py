@@ -19,6 +19,7 @@ import ctypes
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 SKIP_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
@@ -53,35 +54,9 @@ LOCAL_FS = frozenset(
 )
 
 
-def source_signature(code_dir: Path | str) -> tuple[int, int, int]:
-    """(files, newest mtime, total size) of the code directory: changes when the source does."""
-    count = newest = total = 0
-    stack = [str(code_dir)]
-    while stack:
-        try:
-            entries = os.scandir(stack.pop())
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
-                            stack.append(entry.path)
-                        continue
-                    info = entry.stat()
-                except OSError:
-                    continue
-                count += 1
-                total += info.st_size
-                newest = max(newest, info.st_mtime_ns)
-    return count, newest, total
-
-
-def _watched_paths(code_dir: str) -> list[str]:
-    """Every directory source_signature walks, and every symlink it follows (a file's or a
-    directory's target changes without an event in the directory that holds the link)."""
-    found = [code_dir]
+def _walk(code_dir: str) -> Iterator[tuple[os.DirEntry[str], bool]]:
+    """Every entry of the code directory and of the directories below it that are walked (not
+    SKIP_DIRS, not hidden), with whether it is such a directory; unreadable ones are passed."""
     stack = [code_dir]
     while stack:
         try:
@@ -91,14 +66,42 @@ def _watched_paths(code_dir: str) -> list[str]:
         with entries:
             for entry in entries:
                 try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
-                            stack.append(entry.path)
-                            found.append(entry.path)
-                    elif entry.is_symlink():
-                        found.append(entry.path)
+                    is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
+                if is_dir:
+                    if entry.name in SKIP_DIRS or entry.name.startswith("."):
+                        continue
+                    stack.append(entry.path)
+                yield entry, is_dir
+
+
+def source_signature(code_dir: Path | str) -> tuple[int, int, int]:
+    """(files, newest mtime, total size) of the code directory: changes when the source does."""
+    count = newest = total = 0
+    for entry, is_dir in _walk(str(code_dir)):
+        if is_dir:
+            continue
+        try:
+            info = entry.stat()
+        except OSError:
+            continue
+        count += 1
+        total += info.st_size
+        newest = max(newest, info.st_mtime_ns)
+    return count, newest, total
+
+
+def _watched_paths(code_dir: str) -> list[str]:
+    """Every directory source_signature walks, and every symlink it follows (a file's or a
+    directory's target changes without an event in the directory that holds the link)."""
+    found = [code_dir]
+    for entry, is_dir in _walk(code_dir):
+        try:
+            if is_dir or entry.is_symlink():
+                found.append(entry.path)
+        except OSError:
+            continue
     return found
 
 
