@@ -25,7 +25,7 @@ COMMANDS: dict[str, str] = {
     "rules": "cfn_debug.contract.command:rules_command",
     "scenario": "cfn_debug.scenarios.command:scenario_command",
     "open": "cfn_debug.app.launch:open_command",
-    "schema": "cfn_debug.schema_command:schema_command",
+    "schema": "cfn_debug.schema.command:schema_command",
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

@@ -56,9 +56,9 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
-    from cfn_debug.schema_command import schema_warning_lines
+    from cfn_debug.schema.command import schema_warning_lines
     from cfn_debug.targets import chain_options, open_workspace
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     options = chain_options(args)
     watch = bool(getattr(args, "watch", False))
@@ -165,7 +165,7 @@ class OutputMasker:
 
     def run_dict(self, run: Any) -> dict[str, Any]:
         if not run.steps:
-            from cfn_debug.redact import redact
+            from cfn_debug.text.redact import redact
 
             return redact(run.to_dict())  # type: ignore[no-any-return]
         from cfn_debug.export.masking import Masker
@@ -202,7 +202,7 @@ def print_notices(console: Any, workspace: Any) -> list[str]:
     """The workspace's notices (a models.py out of date), before the first event."""
     from rich.markup import escape
 
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     notices: list[str] = list(workspace.notices)
     for notice in notices:
@@ -212,7 +212,7 @@ def print_notices(console: Any, workspace: Any) -> list[str]:
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
     """The crash-safe journal every run appends to: --journal FILE, else the user's state dir."""
-    from cfn_debug.session import Journal, default_journal_path
+    from cfn_debug.journal.session import Journal, default_journal_path
 
     if getattr(args, "no_journal", False):
         return None

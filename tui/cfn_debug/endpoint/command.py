@@ -13,7 +13,7 @@ from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError
 from cfn_debug.events import read_json
 from cfn_debug.project import is_project_dir
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 
@@ -69,10 +69,10 @@ def _model_notices(project: Path) -> list[str]:
     """A handler's models.py out of date with the schema (models_check), else nothing; a
     project whose schema cannot be read gets no notice here (serving does not need it)."""
     from cfn_debug.errors import CfnDebugError
-    from cfn_debug.models_check import project_model_notices
     from cfn_debug.project import discover_project
     from cfn_debug.schema import load_schema
-    from cfn_debug.textsafe import printable
+    from cfn_debug.schema.models_check import project_model_notices
+    from cfn_debug.text.terminal import printable
 
     try:
         found = discover_project(project)
@@ -178,7 +178,7 @@ def _open_aws(args: argparse.Namespace, project: Path, env_vars: Any, emit: Any)
 
 def _emit_exports(aws: Any, emit: Any) -> None:
     """The values {{NAME}} placeholders get: the setup stack's exports and --export's."""
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     values = {**(aws.exports.listed or {}), **aws.exports.manual}
     if values:

@@ -164,7 +164,7 @@ def _satisfied_marker(content: bytes) -> Path:
 
 
 def env_root() -> Path:
-    from cfn_debug.session import state_dir
+    from cfn_debug.journal.session import state_dir
 
     return state_dir() / "envs"
 

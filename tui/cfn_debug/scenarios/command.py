@@ -151,7 +151,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
     from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
     from cfn_debug.targets import chain_options, open_workspace
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     console = Console(stderr=args.json, highlight=False)
     if args.list:

@@ -28,7 +28,7 @@ from cfn_debug.scenarios.results import (
     VerdictReached,
     VerdictStatus,
 )
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 OUTCOME_STYLE = {
     Outcome.PASSED: ("✔ passed", "bold green"),
