@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from cfn_debug.errors import JournalError
-from cfn_debug.journal.session import Journal, default_journal_path, load_journal
+from cfn_debug.journal.session import Journal, load_journal
+from cfn_debug.locations import default_journal_path
 from cfn_debug.records import (
     Action,
     Change,

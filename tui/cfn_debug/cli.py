@@ -14,7 +14,7 @@ from importlib import import_module
 from typing import NoReturn
 
 from cfn_debug import __version__
-from cfn_debug.errors import CfnDebugError
+from cfn_debug.errors import CfnDebugError, ExitCode
 
 #: subcommand -> "module:function" taking the parsed arguments and returning an exit code.
 COMMANDS: dict[str, str] = {
@@ -28,7 +28,6 @@ COMMANDS: dict[str, str] = {
     "schema": "cfn_debug.schema.command:schema_command",
 }
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -349,20 +348,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         # One line, whatever the error quotes (a file name, a handler's text): no escape
         # sequence reaches the terminal and no markup is interpreted (this is print, not Rich).
         print(f"cfn-debug: error: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`| head`): not an error. Point stdout at nothing so the flush at
         # interpreter exit does not complain either.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return ExitCode.OK
     except Exception as error:  # a bug in cfn-debug: exit 2 (never 1), one line, a crash report
         from cfn_debug.crash import crash_message, write_crash_report
 
         print(crash_message(error, write_crash_report(error, args_list)), file=sys.stderr)
-        return EXIT_ERROR
+        return ExitCode.ERROR
 
 
 if __name__ == "__main__":

@@ -14,14 +14,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cfn_debug import __version__
+from cfn_debug.locations import crash_dir
 from cfn_debug.text.terminal import printable
-
-
-def crash_dir() -> Path:
-    """$XDG_STATE_HOME/cfn-debug/crashes (beside the journals)."""
-    from cfn_debug.journal.session import state_dir
-
-    return state_dir() / "crashes"
 
 
 def write_crash_report(error: BaseException, argv: list[str] | None = None) -> Path | None:

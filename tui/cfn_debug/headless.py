@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug import __version__
-from cfn_debug.errors import CfnDebugError
+from cfn_debug.errors import CfnDebugError, ExitCode
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-EXIT_INTERRUPTED = 130  # watch mode ends only on Ctrl-C
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -127,8 +125,8 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
         console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs) or _internal_errors(runs):
-        return EXIT_ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
-    return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
+        return ExitCode.ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
+    return ExitCode.FINDINGS if any(run.must_failures for run in runs) else ExitCode.OK
 
 
 def _internal_errors(runs: list[Any]) -> bool:
@@ -212,7 +210,8 @@ def print_notices(console: Any, workspace: Any) -> list[str]:
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
     """The crash-safe journal every run appends to: --journal FILE, else the user's state dir."""
-    from cfn_debug.journal.session import Journal, default_journal_path
+    from cfn_debug.journal.session import Journal
+    from cfn_debug.locations import default_journal_path
 
     if getattr(args, "no_journal", False):
         return None
@@ -252,7 +251,7 @@ def _watch(
         asyncio.run(watcher.watch(initial=events))
     printer.console.print()
     printer.console.print(f"stopped watching: {summary_line(runs)}")
-    return EXIT_INTERRUPTED
+    return ExitCode.INTERRUPTED
 
 
 def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:

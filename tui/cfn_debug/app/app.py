@@ -351,9 +351,9 @@ class CfnDebugApp(App[int]):
     def action_screenshot(self) -> None:
         """An SVG of the screen shown, credentials masked, in the state directory (or
         --screenshot-dir): never into the project."""
-        from cfn_debug.journal.session import state_dir
+        from cfn_debug.locations import screenshot_dir
 
-        folder = self.config.screenshot_dir or state_dir() / "screenshots"
+        folder = self.config.screenshot_dir or screenshot_dir()
         target = folder / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
         svg = scrub_secrets(self.export_screenshot(title="cfn-debug"), self._known_secrets())
         try:

@@ -24,7 +24,7 @@ def export_target(live: LiveSession, fmt: str) -> Path:
 
     base = live.journal_path
     if base is None:
-        from cfn_debug.journal.session import default_journal_path
+        from cfn_debug.locations import default_journal_path
 
         base = default_journal_path()
     return beside(base, fmt)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from cfn_debug.app.config import AppConfig
-from cfn_debug.errors import JournalError
+from cfn_debug.errors import ExitCode, JournalError
 
 
 def ui_command(args: argparse.Namespace) -> int:
@@ -52,18 +52,18 @@ def _run(config: AppConfig) -> int:
             "use `cfn-debug run EVENT` for a headless run",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.ERROR
     app = CfnDebugApp(config)
     try:
         app.run()
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception as error:  # the terminal went away, or similar: one line, no traceback
         print(
             f"cfn-debug: error: the dashboard stopped: {type(error).__name__}: {error}",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.ERROR
     finally:
         journal = app.journal
         if journal is not None and journal.path.exists():

@@ -11,7 +11,7 @@ from typing import Any
 from cfn_debug.contract import CATALOGUE, explain, rule
 from cfn_debug.contract.rules import Rule
 from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
-from cfn_debug.errors import CfnDebugError
+from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.records import Action
 
 
@@ -46,7 +46,7 @@ def rules_command(args: argparse.Namespace) -> int:
     if args.json:
         json.dump([rule_document(e) for e in entries], sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0
+        return ExitCode.OK
 
     from rich.console import Console
     from rich.table import Table
@@ -66,7 +66,7 @@ def rules_command(args: argparse.Namespace) -> int:
         if doc["level_reason"]:
             console.print()
             console.print(f"Why {doc['level']}: {doc['level_reason']}")
-        return 0
+        return ExitCode.OK
     table = Table("rule", "level", "scope", "actions", "what it checks", box=None)
     for entry in entries:
         doc = rule_document(entry)
@@ -77,4 +77,4 @@ def rules_command(args: argparse.Namespace) -> int:
             title += f" [dim](why {doc['level']}: {doc['level_reason']})[/]"
         table.add_row(doc["id"], level, doc["scope"], actions, title)
     console.print(table)
-    return 0
+    return ExitCode.OK

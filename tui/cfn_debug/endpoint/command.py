@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cfn_debug.env_progress import console_env_progress
-from cfn_debug.errors import EndpointError
+from cfn_debug.errors import EndpointError, ExitCode
 from cfn_debug.events import read_json
 from cfn_debug.project import is_project_dir
 from cfn_debug.text.terminal import printable
@@ -150,7 +150,7 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     finally:
         endpoint.stop()
         aws.close()
-    return 0
+    return ExitCode.OK
 
 
 def _open_aws(args: argparse.Namespace, project: Path, env_vars: Any, emit: Any) -> Any:

@@ -10,12 +10,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.errors import CfnDebugError
+from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import load_session
 from cfn_debug.export.source import runs_and_meta
-
-EXIT_OK = 0
 
 
 def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
@@ -64,7 +62,7 @@ def export_command(args: argparse.Namespace) -> int:
         # A reader that goes away (`| head`) is handled by cfn_debug.cli for every command.
         _export(session, fmt, sys.stdout, source, options)
         sys.stdout.flush()
-        return EXIT_OK
+        return ExitCode.OK
 
     target = Path(args.output)
     # Write beside the target and rename, so a failed export never leaves half a file behind.
@@ -90,7 +88,7 @@ def export_command(args: argparse.Namespace) -> int:
     finally:
         if os.path.exists(temp):
             os.unlink(temp)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _export(session: Any, fmt: str, out: Any, source: Path, options: dict[str, Any]) -> None:

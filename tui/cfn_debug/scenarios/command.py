@@ -20,9 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug import __version__
-from cfn_debug.errors import CfnDebugError, EventError
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+from cfn_debug.errors import CfnDebugError, EventError, ExitCode
 
 
 def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] | None:
@@ -162,7 +160,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             console.print(f"  {entry.description}")
             for rule_id in entry.rules:
                 console.print(f"  [dim]{rule_id} ({rule(rule_id).level.value})[/]")
-        return EXIT_OK
+        return ExitCode.OK
     chosen = select(args.names)  # unknown names fail before any endpoint starts
     chain = chain_options(args)
     if args.examples < 0:
@@ -237,13 +235,13 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         if note and not all(r.outcome in _OK for r in results):
             console.print(note, markup=False, style="yellow")
     if any(r.outcome is Outcome.ERROR for r in results):
-        return EXIT_ERROR
+        return ExitCode.ERROR
     if any(r.outcome is Outcome.FAILED for r in results):
-        return EXIT_FINDINGS
+        return ExitCode.FINDINGS
     # blocked: the create a scenario stands on did not succeed, with no MUST finding (a name of
     # a resource that must exist, an AWS moto lacks, a handler that refuses the input): nothing
     # was judged, so it is no finding either; the run could not do what it was asked
-    return EXIT_ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else EXIT_OK
+    return ExitCode.ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else ExitCode.OK
 
 
 def _ok() -> frozenset[Any]:
