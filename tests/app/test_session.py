@@ -12,8 +12,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 
 from cfn_debug.app.app import CfnDebugApp
+from cfn_debug.app.command import open_command
 from cfn_debug.app.config import AppConfig
-from cfn_debug.app.launch import open_command
 from cfn_debug.app.screens.export import ExportScreen
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader

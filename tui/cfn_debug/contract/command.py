@@ -32,6 +32,12 @@ def rule_document(entry: Rule) -> dict[str, Any]:
     }
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug rules`."""
+    parser.add_argument("rule_id", nargs="?", metavar="RULE_ID", help="show one rule in full")
+    parser.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+
+
 def rules_command(args: argparse.Namespace) -> int:
     if args.rule_id:
         try:

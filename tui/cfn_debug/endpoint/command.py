@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
 from cfn_debug.events import read_json
+from cfn_debug.options import add_aws_options, add_python_option, port_number
 from cfn_debug.project import is_project_dir
 from cfn_debug.text.terminal import printable
 
@@ -80,6 +81,23 @@ def _model_notices(project: Path) -> list[str]:
     except (CfnDebugError, OSError, ValueError):
         return []
     return [printable(notice) for notice in project_model_notices(found, schema)]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug serve`."""
+    parser.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=port_number, default=3001, help="port to bind, 1-65535 (default: 3001)"
+    )
+    add_python_option(parser)
+    parser.add_argument(
+        "--env-vars",
+        metavar="FILE",
+        help="JSON file of environment variables, as `sam local --env-vars` takes it",
+    )
+    add_aws_options(parser, env_vars=False)
+    parser.add_argument("--region", help="region of the local AWS and its setup stack")
 
 
 def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int:

@@ -32,6 +32,23 @@ def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
     return find_schema(root, type_name if isinstance(type_name, str) else None)
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug export`."""
+    parser.add_argument(
+        "journal", metavar="JOURNAL", help="session journal (.jsonl) or JSON transcript"
+    )
+    parser.add_argument(
+        "--format", choices=("json", "md", "html", "junit"), default="json", help="output format"
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write here (default: standard output)"
+    )
+    parser.add_argument("--schema", metavar="FILE", help="schema whose writeOnly values to mask")
+    parser.add_argument(
+        "--reveal-write-only", action="store_true", help="do not mask writeOnly property values"
+    )
+
+
 def export_command(args: argparse.Namespace) -> int:
     source = Path(args.journal)
     fmt: str = args.format

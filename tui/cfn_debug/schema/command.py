@@ -185,6 +185,12 @@ def format_line(report: SchemaReport, note: SchemaNote) -> str:
     return f"{report.path}: {note.pointer or '/'}: {note.level}: {note.message}"
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug schema`."""
+    parser.add_argument("schemas", nargs="+", metavar="SCHEMA", help="resource schema file(s)")
+    parser.add_argument("--json", action="store_true", help="print the problems as JSON")
+
+
 def schema_command(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.schemas]
     reports = [check_schema_file(p) for p in paths]

@@ -18,10 +18,56 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError, ExitCode
+from cfn_debug.options import add_aws_options, add_target_options
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
 
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug run`."""
+    parser.add_argument(
+        "events",
+        nargs="*",
+        metavar="EVENT",
+        help="event file(s) to run, or inputs/inputs_N_create|update|invalid.json (default: "
+        "every event the project has)",
+    )
+    add_target_options(parser)
+    add_aws_options(parser)
+    parser.add_argument("--json", action="store_true", help="print one machine-readable document")
+    parser.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="append the session journal to FILE (default: a new file in the user's state dir)",
+    )
+    parser.add_argument("--no-journal", action="store_true", help="keep no journal of this run")
+    parser.add_argument(
+        "--reveal-write-only",
+        action="store_true",
+        help="print writeOnly property values instead of masking them",
+    )
+    parser.add_argument(
+        "--logs", action="store_true", help="print the handler's log lines of every step"
+    )
+    parser.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="do not READ the resource after a CREATE or UPDATE ends SUCCESS (by default "
+        "cfn-debug sends one with the returned identifier and compares)",
+    )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="run, then run again on every save of the handler sources, the schema or an "
+        "event file, until Ctrl-C",
+    )
+    parser.add_argument(
+        "--build",
+        metavar="CMD",
+        help="with --watch: shell command run before each re-run (e.g. 'sam build'); "
+        "a failed build is reported and nothing re-runs",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
