@@ -1,4 +1,4 @@
-"""What every runtime of the embedded endpoint provides: how one worker process is built and started.
+"""What every runtime of the embedded endpoint provides: how a worker process is built and started.
 
 A runtime module (python.py, node.py, ...) holds everything specific to one language: checking its
 toolchain, building the project's code when it is missing or stale, and the command line and

@@ -236,7 +236,7 @@ class NodeRuntime(Runtime):
                 lock = (self.package_root / "package-lock.json").is_file()
                 self._run(["ci"] if lock else ["install"], "installing the dependencies")
                 self._run_install_check()
-            if build or install and self._needs_build():
+            if build:
                 self._run(["run", "build"], "building")
 
     def _run_install_check(self) -> None:

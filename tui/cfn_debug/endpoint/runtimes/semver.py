@@ -34,7 +34,7 @@ def _bounds(op: str, parts: list[str | None]) -> list[tuple[str, Version]] | Non
     version: Version = (base[0], base[1], base[2]) if given else (0, 0, 0)
     if given == 0:
         return [] if op in ("", "=", ">=", "<=", "^", "~") else None
-    if op in ("", "=") and given < 3 or op in ("^", "~"):
+    if (op in ("", "=") and given < 3) or op in ("^", "~"):
         if op == "^":
             upper_at = next((i for i, n in enumerate(numbers) if n != 0), given - 1)
             upper_at = min(upper_at, given - 1) if given < 3 else upper_at
