@@ -38,3 +38,8 @@ def screenshot_dir() -> Path:
 def env_root() -> Path:
     """The cache of virtual environments built for projects' handler requirements."""
     return state_dir() / "envs"
+
+
+def runtimes_dir() -> Path:
+    """What the embedded endpoint's runtimes keep (build locks, version checks)."""
+    return state_dir() / "runtimes"
