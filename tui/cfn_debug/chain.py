@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.aws_calls import step_calls
+from cfn_debug.chain_end import handler_clock_s
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
 from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.invoke.base import Invoker
@@ -465,6 +466,10 @@ async def run_chain(
             if chain_timeout is not None and time.monotonic() - t0 >= chain_timeout:
                 end_reason = EndReason.HANDLER_TIMEOUT
                 break
+        # CloudFormation's clock counts every delay asked for, waited here or not (--max-delay)
+        if chain_timeout is not None and handler_clock_s(run.steps)[0] >= chain_timeout:
+            end_reason = EndReason.HANDLER_TIMEOUT
+            break
 
         progress = result.progress or {}
         next_context = progress.get("callbackContext")

@@ -53,6 +53,7 @@ def run_command(args: argparse.Namespace) -> int:
 def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from rich.console import Console
 
+    from cfn_debug.chain_end import inconclusive_runs
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
@@ -128,6 +129,8 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs) or _internal_errors(runs):
         return EXIT_ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
+    if inconclusive_runs(runs):
+        return EXIT_ERROR  # a chain the re-invoke cap stopped decided nothing: never a pass
     return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
 
 
@@ -345,5 +348,11 @@ def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
                 "run_id": run.run_id,
                 "message": message,
             }
+        )
+    from cfn_debug.chain_end import inconclusive_runs
+
+    for run, why in inconclusive_runs(runs):
+        errors.append(
+            {"kind": "inconclusive", "event": run.event_name, "run_id": run.run_id, "message": why}
         )
     return errors

@@ -48,9 +48,25 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
 
     if reason is EndReason.ERROR and last is not None:
         message = last.result.error_message or last.result.kind.value
+        if last.result.kind is OutcomeKind.UNREACHABLE:
+            return (
+                f"The endpoint could not be used: {message}",
+                "Start the endpoint (or run without --endpoint to use the embedded one), "
+                "then press r.",
+                "error",
+            )
+        from cfn_debug.infrastructure import infrastructure_error
+
+        cause = infrastructure_error(last.result)
+        if cause is not None:  # the function never ran, or its AWS could not be reached
+            return (
+                cause[0].upper() + cause[1:],
+                "Fix what it names (the Response tab has the whole error), then press r.",
+                "error",
+            )
         return (
             f"The endpoint could not be used: {message}",
-            "Start the endpoint (or run without --endpoint to use the embedded one), then press r.",
+            "See the Response tab; fix the endpoint or the function's setup, then press r.",
             "error",
         )
     if reason is EndReason.CANCELLED:
@@ -62,10 +78,12 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
             "error" if musts else "warn" if findings else "ok",
         )
     if reason is EndReason.MAX_REINVOKE:
+        from cfn_debug.chain_end import INCONCLUSIVE_HINT
+
         return (
-            f"Stopped at the re-invoke cap: {counted}.",
-            "Raise --max-reinvoke, or check why the handler never reaches a terminal status.",
-            "warn",
+            f"Inconclusive: still IN_PROGRESS at the re-invoke cap: {counted}.",
+            f"No verdict on the handler: {INCONCLUSIVE_HINT}.",
+            "error",
         )
     if reason is EndReason.HANDLER_TIMEOUT:
         return (

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.chain_end import inconclusive
 from cfn_debug.contract.requested import requested_differences, short
 from cfn_debug.events import parse_event
 from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
@@ -238,6 +239,11 @@ class Play:
                 run = chain_event.run
         assert run is not None  # run_chain always ends with RunEnded
         self.result.actions.append(ScenarioAction(label, purpose, run, waived))
+        why = inconclusive(run)
+        if why is not None and purpose is Purpose.SCENARIO:
+            from cfn_debug.errors import CfnDebugError
+
+            raise CfnDebugError(f"{label}: {why}")  # no verdict: the scenario stops, cleans up
         if run.end_reason is EndReason.ERROR:
             from cfn_debug.infrastructure import infrastructure_error
 
