@@ -63,6 +63,9 @@ class Workspace:
         #: `cfn test`'s order for inputs/: an inputs_N_update updates what inputs_N_create made
         #: in this workspace (every path: `run`, `--watch`, the dashboard)
         self.inputs_chain = InputsChain(schema)
+        #: the model the last CREATE, READ or UPDATE that ended SUCCESS returned: what a LIST
+        #: event naming no model is sent with, as `cfn test` lists with the current model
+        self.current_model: dict[str, Any] | None = None
 
     @property
     def aws_target(self) -> AwsTarget | None:
@@ -242,12 +245,38 @@ class Workspace:
         (``project.InputsChain``); a pinned (edited) event is sent as the user wrote it."""
         if event.path is None or self.is_pinned(event):
             return event
+        event = self._with_current_model(event)
         event = self.inputs_chain.prepare(event)
         if not self.is_demo:
             return event
         from cfn_debug.demo.runs import fresh_request
 
         return fresh_request(event)
+
+    def _with_current_model(self, event: EventSpec) -> EventSpec:
+        """A LIST event that names no model, sent with :attr:`current_model` (if any)."""
+        norm = event.normalized
+        if event.action is not Action.LIST or norm.desired is not None:
+            return event
+        if self.current_model is None:
+            return event
+        import copy
+        import dataclasses
+
+        desired = copy.deepcopy(self.current_model)
+        return dataclasses.replace(event, normalized=dataclasses.replace(norm, desired=desired))
+
+    def _remember_model(self, run: Any) -> None:
+        if run.action not in (Action.CREATE, Action.READ, Action.UPDATE):
+            return
+        if run.final_status != "SUCCESS":
+            return
+        for step in reversed(run.steps):
+            progress = step.result.progress
+            model = progress.get("resourceModel") if isinstance(progress, dict) else None
+            if isinstance(model, dict):
+                self.current_model = model
+                return
 
     def run(
         self,
@@ -279,6 +308,7 @@ class Workspace:
             async for chain_event in stream:
                 if isinstance(chain_event, RunEnded):
                     self.inputs_chain.record(event, chain_event.run)
+                    self._remember_model(chain_event.run)
                 yield chain_event
         finally:
             close = getattr(stream, "aclose", None)

@@ -335,15 +335,22 @@ class Play:
             self.last_models.pop(key, None)
         return run
 
-    async def list_all(self, label: str = "list") -> Listing:
-        """Every page, following nextToken until it is null (or repeats, or the cap)."""
+    async def list_all(self, label: str = "list", model: dict[str, Any] | None = None) -> Listing:
+        """Every page, following nextToken until it is null (or repeats, or the cap).
+
+        Each page carries ``model`` (the resource the scenario is about; before it exists, the
+        create input) as its desiredResourceState, as `cfn test` sends the current model with
+        every LIST: a handler that lists within a parent (the objects of the model's bucket)
+        needs it."""
+        if model is None:
+            model = self.create_input
         listing = Listing()
         token: str | None = None
         seen: set[str] = set()
         cap = self.runner.options.max_list_pages
         for page in range(1, cap + 1):
             page_label = label if page == 1 else f"{label} (page {page})"
-            run = await self.chain(Action.LIST, None, page_label, next_token=token)
+            run = await self.chain(Action.LIST, model, page_label, next_token=token)
             listing.runs.append(run)
             progress = final_progress(run)
             if page == 1:
