@@ -297,6 +297,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send identifiers as the inputs give them (no per-run suffix)",
     )
+    scenario.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write the results as JUnit XML, one testcase per scenario (for CI)",
+    )
+    scenario.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="append the scenarios' runs and results to this session journal "
+        "(`cfn-debug export` reads it)",
+    )
     scenario.add_argument("--list", action="store_true", help="list the scenarios and exit")
 
     rules = sub.add_parser("rules", help="list the contract rules the checks enforce")
