@@ -159,11 +159,17 @@ class ConsolePrinter:
         self.console.print(
             f"  vs previous run: [green]{len(event.fixed)} fixed[/], "
             f"[red]{len(event.new)} new[/], [yellow]{len(event.still)} still failing[/]"
+            + (
+                f", {len(event.gone)} no longer seen ({escape(event.gone_because)}: not a fix)"
+                if event.gone
+                else ""
+            )
         )
         for mark, style, findings in (
             ("fixed", "green", event.fixed),
             ("new", "red", event.new),
             ("still", "yellow", event.still),
+            ("gone", "dim", event.gone),
         ):
             for finding in findings:
                 where = f" {escape(finding.pointer)}" if finding.pointer else ""

@@ -238,7 +238,9 @@ class Workspace:
         of answering with the previous run's widget or AlreadyExists; unless the event pins
         them (``pin``: edited in the session; a create naming a seed widget keeps its Name).
         Events built in code (no file: the scenarios', which make their own unique values) and
-        every other project's events are sent as written.
+        every other project's events are sent as written. Before each run of a demo event file
+        the demo's seed widgets are restored and an update of a missing widget finds its Name
+        free (``demo.seeds``), so every documented fault reproduces on every run.
 
         An ``inputs_N_update`` is sent with the identifier and previous state the SUCCESS of
         ``inputs_N_create`` returned in this workspace, when the file has no identifier
@@ -251,7 +253,12 @@ class Workspace:
             return event
         from cfn_debug.demo.runs import fresh_request
 
-        return fresh_request(event)
+        event = fresh_request(event)
+        if self.embedded is not None:  # the handlers' store is this machine's to restore
+            from cfn_debug.demo.seeds import restore_for
+
+            restore_for(event, self.aws.env_vars if self.aws is not None else None)
+        return event
 
     def _with_current_model(self, event: EventSpec) -> EventSpec:
         """A LIST event that names no model, sent with :attr:`current_model` (if any)."""

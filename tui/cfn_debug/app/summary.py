@@ -153,6 +153,10 @@ def comparison_line(comparison: Any) -> str:
     ):
         if findings:
             parts.append(f"{label} " + ", ".join(sorted({f.rule_id for f in findings})))
+    gone = getattr(comparison, "gone", ())
+    if gone:
+        rules = ", ".join(sorted({f.rule_id for f in gone}))
+        parts.append(f"no longer seen {rules} ({comparison.gone_because}: not a fix)")
     if not parts:
         return "Since the last run: no findings then or now."
     return "Since the last run: " + " · ".join(parts) + "."
