@@ -219,6 +219,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--no-journal", action="store_true", help="keep no journal of this run")
     run.add_argument(
+        "--type-configuration",
+        metavar="JSON|FILE",
+        help="the type configuration every request carries (a JSON object, or a file holding "
+        "one), instead of the events' own",
+    )
+    run.add_argument(
         "--reveal-write-only",
         action="store_true",
         help="print writeOnly property values instead of masking them",
@@ -350,6 +356,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (
         args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")
     ):
+        first = args_list[0] if args_list else ""
+        if first and not first.startswith("-") and not os.path.isdir(first):
+            from cfn_debug.crash import one_line
+
+            # a mistyped command must not open the full-screen dashboard
+            print(
+                f"cfn-debug: error: unknown command {one_line(first)!r} (expected one of "
+                f"{', '.join(COMMANDS)}, or a PROJECT_DIR that exists); see cfn-debug --help",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR
         args_list.insert(0, "ui")
     args = build_parser().parse_args(args_list)
     try:

@@ -79,6 +79,7 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     partial["workspace"] = workspace
     try:
         events = _events_to_run(args, workspace, load_event)
+        events = _with_type_configuration(args, workspace, events)
     except BaseException:
         workspace.close()
         raise
@@ -283,6 +284,27 @@ def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) ->
             field="EVENT",
         )
     return lifecycle_order(workspace.project.events)
+
+
+def _with_type_configuration(
+    args: argparse.Namespace, workspace: Any, events: list[Any]
+) -> list[Any]:
+    """--type-configuration: every event carries it (checked against the schema's
+    typeConfiguration definition first, as `scenario` checks it)."""
+    if not getattr(args, "type_configuration", None):
+        return events
+    import dataclasses
+
+    from cfn_debug.scenarios.command import type_configuration
+
+    config = type_configuration(args, workspace.schema)
+    return [
+        dataclasses.replace(
+            event,
+            normalized=dataclasses.replace(event.normalized, type_configuration=config),
+        )
+        for event in events
+    ]
 
 
 _LIFECYCLE = {"CREATE": 0, "READ": 1, "UPDATE": 2, "LIST": 3, "DELETE": 4}
