@@ -66,6 +66,9 @@ class Workspace:
         #: the model the last CREATE, READ or UPDATE that ended SUCCESS returned: what a LIST
         #: event naming no model is sent with, as `cfn test` lists with the current model
         self.current_model: dict[str, Any] | None = None
+        #: (event name, model) of every CREATE of an event file that ended SUCCESS here, until a
+        #: DELETE of it succeeds: what a scenario's AlreadyExists may be the session's own doing
+        self.created: list[tuple[str, dict[str, Any]]] = []
 
     @property
     def aws_target(self) -> AwsTarget | None:
@@ -273,7 +276,14 @@ class Workspace:
         desired = copy.deepcopy(self.current_model)
         return dataclasses.replace(event, normalized=dataclasses.replace(norm, desired=desired))
 
-    def _remember_model(self, run: Any) -> None:
+    def _remember_model(self, run: Any, event: EventSpec) -> None:
+        if run.action is Action.DELETE and run.final_status == "SUCCESS" and self.schema:
+            gone = self.schema.identifier_of(event.normalized.desired or {})
+            self.created = [
+                (name, model)
+                for name, model in self.created
+                if gone is None or self.schema.identifier_of(model) != gone
+            ]
         if run.action not in (Action.CREATE, Action.READ, Action.UPDATE):
             return
         if run.final_status != "SUCCESS":
@@ -283,6 +293,8 @@ class Workspace:
             model = progress.get("resourceModel") if isinstance(progress, dict) else None
             if isinstance(model, dict):
                 self.current_model = model
+                if run.action is Action.CREATE and event.path is not None:
+                    self.created.append((event.name, model))
                 return
 
     def run(
@@ -315,7 +327,7 @@ class Workspace:
             async for chain_event in stream:
                 if isinstance(chain_event, RunEnded):
                     self.inputs_chain.record(event, chain_event.run)
-                    self._remember_model(chain_event.run)
+                    self._remember_model(chain_event.run, event)
                 yield chain_event
         finally:
             close = getattr(stream, "aclose", None)

@@ -518,14 +518,16 @@ async def generated_inputs(p: Play) -> None:
         return
     failure = found.failure
     sub = failure.payload
-    p.result.minimal_input = failure.model
+    # what the create sent (overrides applied, unique values suffixed), not the generated model
+    sent = sub.create_input if isinstance(sub.create_input, dict) else failure.model
+    p.result.minimal_input = sent
     _replay(p, sub)
     stopped = " (shrinking stopped at the run budget)" if found.budget_exhausted else ""
     text = (
-        f"minimal failing input{stopped}: {json.dumps(failure.model, ensure_ascii=False)}"
+        f"minimal failing input{stopped}, as sent: {json.dumps(sent, ensure_ascii=False)}"
         + (
-            f" (sent with {', '.join(f'{k}={v}' for k, v in sub.unique_values.items())})"
-            if sub.unique_values
+            f" (generated as {json.dumps(failure.model, ensure_ascii=False)})"
+            if sent != failure.model
             else ""
         )
         + f"; after {found.attempts} input(s): "

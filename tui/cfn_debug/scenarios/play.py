@@ -403,10 +403,42 @@ class Play:
         if failed_with(created.run, "AlreadyExists") and self.runner.leaked:
             self.leak_skip(f"{label} ended {describe(created.run)}")
             return None
+        mine = self._session_made() if failed_with(created.run, "AlreadyExists") else None
+        if mine is not None:  # the session's own run made it: say so, delete it, try again
+            name, model = mine
+            text = identifier_text(self.schema.identifier_of(model))
+            self.note(
+                f"{label} ended {describe(created.run)}: {text} was created earlier in this "
+                f"session by {name}; deleting it (cleanup) and creating again"
+            )
+            removed = await self.delete(model, f"cleanup: delete {text}", Purpose.CLEANUP)
+            if succeeded(removed):  # (the workspace forgets it: Workspace._remember_model)
+                created = await self.create(self.create_input, f"{label} (again)", token=token)
+                if succeeded(created.run) and created.identifier:
+                    return created
+            else:
+                self.block(
+                    f"{label} ended {describe(created.run)}: {text}, created earlier in this "
+                    f"session by {name}, could not be deleted ({describe(removed)}): delete it, "
+                    "or run the scenarios without --no-unique"
+                )
+                return None
         if succeeded(created.run):
             self.block(f"{label} returned SUCCESS without a primary identifier: cannot go on")
         else:
             self.block(f"{label} ended {describe(created.run)}: the scenario needs it to succeed")
+        return None
+
+    def _session_made(self) -> tuple[str, dict[str, Any]] | None:
+        """The resource an event file's create made earlier in this session with the values
+        this create input asks for (its createOnly ones), if any."""
+        names = create_only_names(self.schema, self.create_input)
+        if not names:
+            return None
+        for entry in reversed(getattr(self.runner.workspace, "created", [])):
+            _, model = entry
+            if all(model.get(n) == self.create_input.get(n) for n in names):
+                return entry
         return None
 
     def update_request(self, created: Created) -> dict[str, Any]:
