@@ -458,8 +458,11 @@ async def run_chain(
             if chain_timeout is not None:
                 wait = min(wait, max(0.0, chain_timeout - (time.monotonic() - t0)))
             control._skip.clear()
-            yield DelayStarted(run.run_id, index, wait, requested, time.monotonic())
+            delay_started = time.monotonic()
+            yield DelayStarted(run.run_id, index, wait, requested, delay_started)
             won = await _race(asyncio.sleep(wait), control, control._skip)
+            if won is control._skip:  # the step records what was waited, not what was announced
+                step.callback_delay_s = min(wait, time.monotonic() - delay_started)
             if won is control._cancel or control.cancelled:
                 end_reason = EndReason.CANCELLED
                 break
