@@ -136,9 +136,12 @@ def error_code(run: RunRecord) -> str | None:
 
 def landing_row(steps: list[Step]) -> int:
     """Where the cursor goes when a chain ends: the first step with a MUST finding, else the
-    last step."""
+    first with any finding (a run with only SHOULD findings shows them), else the last step."""
     for row, step in enumerate(steps):
         if any(f.level is Level.MUST for f in step.findings):
+            return row
+    for row, step in enumerate(steps):
+        if step.findings:
             return row
     return len(steps) - 1
 
