@@ -102,3 +102,28 @@ def test_a_chain_the_reinvoke_cap_stops_is_inconclusive_exit_2(tmp_path: Path) -
     [error] = document["errors"]
     assert error["kind"] == "inconclusive"
     assert "raise --max-reinvoke or check the handler" in error["message"]
+
+
+async def test_a_skipped_delay_is_recorded_as_the_time_waited() -> None:
+    from cfn_debug.chain import ChainControl
+    from cfn_debug.records import DelayStarted
+
+    control = ChainControl()
+    with LambdaStub() as stub:
+        serve_resource(stub, widget_resource(Behaviour(in_progress_steps=1, delay_s=30)))
+        events = []
+        async for event in run_chain(
+            LocalInvoker(stub.url),
+            EVENT,
+            function_name="TestEntrypoint",
+            shape=Shape.SAM,
+            schema=SCHEMA,
+            options=ChainOptions(),
+            control=control,
+        ):
+            events.append(event)
+            if isinstance(event, DelayStarted):
+                control.skip_delay()  # `d` in the dashboard
+    run = events[-1].run
+    assert run.final_status == "SUCCESS"
+    assert run.steps[0].callback_delay_s < 5  # not the 30 s announced: it was skipped

@@ -28,3 +28,14 @@ def test_a_chain_stopped_by_the_reinvoke_cap_is_inconclusive() -> None:
     assert "inconclusive" in text.lower()
     assert "raise --max-reinvoke or check the handler" in hint
     assert tone == "error"
+
+
+def test_a_run_with_only_should_findings_lands_on_the_step_with_them() -> None:
+    from cfn_debug.app.summary import landing_row
+    from cfn_debug.records import Finding, Level
+
+    steps = [_step(i, progress={"status": "IN_PROGRESS"}) for i in range(3)]
+    steps[1].findings.append(Finding("some-should", Level.SHOULD, "a suspicion", None, 1))
+    assert landing_row(steps) == 1
+    steps[2].findings.append(Finding("some-must", Level.MUST, "a breach", None, 2))
+    assert landing_row(steps) == 2

@@ -10,8 +10,8 @@ from pathlib import Path
 from export_sample import build_session
 
 from cfn_debug.export.formats import export_session
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import RunEnded, RunStarted, StepCompleted
-from cfn_debug.session import Journal, load_journal
 
 
 def _journal(path: Path, project: str, runs: list[object]) -> None:
@@ -36,7 +36,9 @@ def test_each_run_keeps_the_project_it_ran_against(tmp_path: Path) -> None:
     out = io.StringIO()
     export_session(session, "json", out)
     document = json.loads(out.getvalue())
-    assert [r.get("project") for r in document["runs"]] == [
+    assert document["meta"]["project"] == "/work/first-project; /work/second-project"
+    projects = document["meta"]["run_projects"]
+    assert [projects[r["run_id"]] for r in document["runs"]] == [
         "/work/first-project",
         "/work/second-project",
         "/work/second-project",
