@@ -183,7 +183,8 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.live.workspace_error = None
         self.live.log.start(workspace)
         self.header.endpoint = workspace.endpoint_label
-        self.header.aws = str(getattr(workspace, "aws_description", "") or "")
+        target = workspace.aws_target
+        self.header.aws = target.short() if target is not None else "none"
         self._show_events(workspace)
         self.query_one(Notices).post_message(
             Notices.Show(workspace_notices(workspace), f"{workspace.project.root}")
