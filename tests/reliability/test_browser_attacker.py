@@ -26,7 +26,14 @@ import httpx
 import pytest
 
 from cfn_debug.endpoint import proctree
-from reliability.support import HOSTILE, SECRET_ACCESS_KEY, free_port, sam_event, stop, wait_for
+from reliability.support import (
+    CREDENTIALS,
+    HOSTILE,
+    SECRET_ACCESS_KEY,
+    free_port,
+    stop,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
@@ -183,7 +190,13 @@ def serving() -> Iterator[tuple[subprocess.Popen[str], int]]:
 
 
 def invoke(port: int, timeout: float = 30) -> dict[str, object] | None:
-    event = sam_event("attacked", Mode="tagged", Name="attacked")
+    # The handler's input as the endpoint receives it, carrying recognisable credentials.
+    event = {
+        "requestData": {
+            "resourceProperties": {"Mode": "tagged", "Name": "attacked"},
+            "callerCredentials": CREDENTIALS,
+        },
+    }
     try:
         answer = httpx.post(
             f"http://127.0.0.1:{port}/2015-03-31/functions/Hostile/invocations",
