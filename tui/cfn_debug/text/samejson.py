@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cfn_debug.jsonfast import exact
+from cfn_debug.text.jsonfast import exact
 
 #: The last ``other`` encoded, with its encoding: a chain compares each step's context with the
 #: same earlier one, which is then encoded once. The object is held, so its id is not reused.
