@@ -14,8 +14,8 @@ from typing import Any
 
 from cfn_debug.chain import ChainOptions
 from cfn_debug.export.json import load_transcript
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import RunEnded
-from cfn_debug.session import Journal, load_journal
 from invoke.lambda_stub import LambdaStub, Reply
 from test_chain import chain, collect
 
