@@ -7,8 +7,9 @@ naming, then, when ``inputs/`` has none for a target, generated target models
 (:mod:`cfn_debug.hooks.targets`) with ``overrides.json`` applied as `cfn test` applies it.
 
 The hook's settings (the requests' ``hookModel``): ``--type-configuration`` (a file in the CLI's
-format, or the settings themselves), else the CLI's own file ``~/.cfn-cli/typeConfiguration.json``
-when it exists, else the defaults the hook's ``typeConfiguration`` declares.
+format, or the settings themselves), else the project's ``.type_config.json``, else the CLI's own
+file ``~/.cfn-cli/typeConfiguration.json`` when it exists, else the defaults the hook's
+``typeConfiguration`` declares.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from cfn_debug.hooks.schema import (
 )
 
 EVENT_DIRS = ("sample_events", "sam-tests")
+#: A project's own type configuration, in the CLI's format (`cfn test --typeconfig` names it;
+#: AWS's sample hooks keep theirs in this file).
+PROJECT_TYPE_CONFIGURATION = Path(".type_config.json")
 #: The CLI's default type configuration file (`cfn test` reads it when --typeconfig is absent).
 CLI_TYPE_CONFIGURATION = Path("~/.cfn-cli/typeConfiguration.json")
 #: At most this many types are generated for one wildcard target name (AWS::S3::* names 20).
@@ -64,8 +68,11 @@ class HookSettings:
     notices: list[str] = field(default_factory=list)
 
 
-def hook_settings(schema: HookSchema, given: str | None = None) -> HookSettings:
+def hook_settings(
+    schema: HookSchema, given: str | None = None, root: Path | None = None
+) -> HookSettings:
     """The hookModel every request carries (see the module docstring)."""
+    roots = (root,) if root is not None else ()
     if given:
         path = Path(given).expanduser()
         if path.is_file():
@@ -81,13 +88,12 @@ def hook_settings(schema: HookSchema, given: str | None = None) -> HookSettings:
                 field="--type-configuration",
             ) from None
         return HookSettings(hook_model_from_configuration(data), "--type-configuration")
-    cli_file = CLI_TYPE_CONFIGURATION.expanduser()
-    if cli_file.is_file():
-        from cfn_debug.events import read_json
+    for candidate in (*(r / PROJECT_TYPE_CONFIGURATION for r in roots), CLI_TYPE_CONFIGURATION):
+        path = candidate.expanduser()
+        if path.is_file():
+            from cfn_debug.events import read_json
 
-        return HookSettings(
-            hook_model_from_configuration(read_json(cli_file), cli_file), str(cli_file)
-        )
+            return HookSettings(hook_model_from_configuration(read_json(path), path), str(path))
     definition = schema.configuration_schema or {}
     props = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
     model = {

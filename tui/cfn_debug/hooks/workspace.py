@@ -33,10 +33,15 @@ class HookWorkspace:
 
     @classmethod
     def open(
-        cls, schema_path: Path, type_configuration: str | None = None, *, lambda_hook: bool = False
+        cls,
+        schema_path: Path,
+        type_configuration: str | None = None,
+        *,
+        root: Path | None = None,
+        lambda_hook: bool = False,
     ) -> HookWorkspace:
         schema = load_hook_schema(schema_path)
-        settings = hook_settings(schema, type_configuration)
+        settings = hook_settings(schema, type_configuration, root)
         return cls(schema, settings, lambda_hook, list(settings.notices))
 
     def describe(self) -> str:
