@@ -133,7 +133,16 @@ async def run_hook_chain(
         requested = _delay_of(result) if reinvoke else 0.0
         wait = requested if options.max_delay_s is None else min(requested, options.max_delay_s)
         step = _build_step(
-            index, event, function_name, payload, result, started_at, shape, limit_s, wait
+            index,
+            event,
+            function_name,
+            payload,
+            result,
+            started_at,
+            shape,
+            limit_s,
+            wait,
+            target.lambda_hook,
         )
         run.steps.append(step)
         yield StepCompleted(run.run_id, step)
@@ -205,6 +214,7 @@ def _build_step(
     shape: Shape,
     limit_s: float,
     wait: float,
+    lambda_hook: bool = False,
 ) -> Step:
     from cfn_debug.aws_calls import step_calls
 
@@ -226,6 +236,7 @@ def _build_step(
             expects_hook_status=shape is Shape.HANDLER_REQUEST,
             target_type=event.target_type,
             limit_s=limit_s,
+            lambda_hook=lambda_hook,
         )
     except Exception as error:  # a bug in cfn-debug's checks: keep the step, blame no one
         findings = [internal_error_finding(error, index)]

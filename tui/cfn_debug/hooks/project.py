@@ -252,3 +252,16 @@ __all__ = [
     "load_hook_event_file",
     "load_hook_schema",
 ]
+
+
+def hook_schema_of(schema_path: Path | None, lambda_hook: Any = None) -> HookSchema | None:
+    """The hook schema of a project: a Lambda Hook's (made from its template), else the schema
+    file's; None when the file cannot be read as one (opening the workspace says why)."""
+    if lambda_hook is not None:
+        return lambda_hook.schema  # type: ignore[no-any-return]
+    if schema_path is None:
+        return None
+    try:
+        return load_hook_schema(schema_path)
+    except CfnDebugError:
+        return None

@@ -262,6 +262,8 @@ class HookScenarioRunner:
                 f"inputs/inputs_1_invalid_{POINT_SHORT[point]}.json (or inputs_1_invalid.json)"
             )
         if kind == "failed_unsupported_target":
+            if hook.lambda_hook:
+                return [], "a Lambda Hook answers NonCompliant or InternalFailure only"
             if not hook.schema.has_wildcards(point):
                 return [], "no wildcard among the handler's targetNames (the CLI skips it too)"
             from cfn_debug.hooks.targets import UNSUPPORTED_TARGET, unsupported_model
@@ -308,7 +310,7 @@ class HookScenarioRunner:
             for rule_id in scenario.rules:
                 self._verdict(result, emit, rule_id, VerdictStatus.SKIP, skipped, None)
         for event in events:
-            label = f"{event.target_name} ({event.name})"
+            label = event.name
             emit(ActionStarted(scenario.name, label, Purpose.SCENARIO))
             from cfn_debug.scenarios.results import ScenarioAction
 

@@ -30,6 +30,8 @@ class HookWorkspace:
     #: a Lambda Hook: a plain function with the Lambda Hooks request and answer, 30 s limit
     lambda_hook: bool = False
     notices: list[str] = field(default_factory=list)
+    #: a Lambda Hook's function (the template's logical id)
+    function: str | None = None
 
     @classmethod
     def open(
@@ -44,6 +46,23 @@ class HookWorkspace:
         settings = hook_settings(schema, type_configuration, root)
         return cls(schema, settings, lambda_hook, list(settings.notices))
 
+    @classmethod
+    def for_project(cls, project: Any, type_configuration: str | None = None) -> HookWorkspace:
+        """The hook half of a workspace on ``project`` (a hook or Lambda Hook project)."""
+        from cfn_debug.errors import ProjectError
+
+        if project.lambda_hook is not None:
+            schema = project.lambda_hook.schema
+            settings = hook_settings(schema, type_configuration, project.root)
+            return cls(schema, settings, True, list(settings.notices), project.lambda_hook.function)
+        if project.schema_path is None:
+            raise ProjectError(
+                "no hook schema found: expected the file .rpdk-config's typeName names "
+                "(org-service-hook.json), or give --schema FILE",
+                path=project.root,
+            )
+        return cls.open(project.schema_path, type_configuration, root=project.root)
+
     def describe(self) -> str:
         model = self.settings.model
         shown = ", ".join(f"{k}={v}" for k, v in (model or {}).items()) or "none"
@@ -55,6 +74,7 @@ class HookWorkspace:
     ) -> tuple[str, Shape]:
         """--function-name wins; else TypeFunction (CloudFormation's request, as `cfn test`
         sends it); else TestEntrypoint (the library's test event); else the only function."""
+        function_name = function_name or self.function
         if function_name:
             spec = functions.get(function_name)
             handler = spec.handler if spec is not None else None
