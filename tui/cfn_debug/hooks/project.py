@@ -106,12 +106,14 @@ def hook_settings(
         for name in definition.get("required", [])
         if isinstance(name, str) and name not in model
     ]
+    unset = [name for name in props if name not in model]
     notices = (
         [
-            f"the hook's typeConfiguration requires {', '.join(missing)}: give the hook's "
-            "settings with --type-configuration FILE (the CLI's format) or JSON"
+            f"the hook's typeConfiguration {'requires' if missing else 'declares'} "
+            f"{', '.join(missing or unset)} and no value was given: give the hook's settings "
+            "with --type-configuration FILE (the CLI's format) or JSON"
         ]
-        if missing
+        if missing or (unset and not model)
         else []
     )
     return HookSettings(model or None, "the defaults of the hook's typeConfiguration", notices)
@@ -265,3 +267,24 @@ def hook_schema_of(schema_path: Path | None, lambda_hook: Any = None) -> HookSch
         return load_hook_schema(schema_path)
     except CfnDebugError:
         return None
+
+
+def reload_hook_event(
+    event: HookEventSpec, schema: HookSchema | None, exports: Any = None
+) -> HookEventSpec:
+    """``event`` as its file now reads (watch mode, after a save): a whole request read again,
+    an input's target found again in its file (by name); a generated event as it is."""
+    path = event.path
+    if path is None:
+        return event
+    if path.parent.name in EVENT_DIRS:
+        return load_hook_event(path, name=event.name, exports=exports)
+    errors: list[CfnDebugError] = []
+    fresh = load_hook_inputs(path.parent, schema, errors, exports)
+    for error in errors:
+        if error.path == str(path):
+            raise error
+    for candidate in fresh:
+        if candidate.name == event.name:
+            return candidate
+    raise EventError(f"the file no longer holds the target of {event.name!r}", path=path)
