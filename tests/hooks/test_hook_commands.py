@@ -122,3 +122,22 @@ def test_a_lambda_hook_from_its_template(tmp_path: Path) -> None:
     assert bad.returncode == 1, bad.stderr
     found = {f for run in document(bad)["runs"] for f in findings(run)}
     assert ("hook-in-progress-limit", "MUST") in found
+
+
+@pytest.mark.slow
+def test_a_hook_reads_its_setup_resource_on_the_local_aws(tmp_path: Path) -> None:
+    from .conftest import PARAMETER_GATE
+
+    proc = cfn_debug(
+        "run", "--project", str(PARAMETER_GATE), "--local-aws", "--json", "--no-journal",
+        home=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    runs = document(proc)["runs"]
+    assert [r.get("verdict") for r in runs] == ["allowed", "refused"]
+    # the placeholder came from the setup stack's export; the call reached moto
+    model = runs[0]["steps"][0]["request"]["requestData"]["targetModel"]
+    assert model["resourceProperties"]["QueueName"] == "team-orders"
+    calls = runs[0]["steps"][0]["aws_calls"]
+    assert [(c["service"], c["operation"]) for c in calls] == [("ssm", "GetParameter")]
+    assert all(findings(run) == [] for run in runs)

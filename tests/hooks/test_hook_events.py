@@ -175,3 +175,24 @@ def test_generated_target_models_are_valid_against_the_target_schema() -> None:
         for label, model in generated_models(type_name).items():
             assert schema.input_errors(model) == [], (type_name, label)
     assert generated_models("AWS::S3::Bucket")["full"]["BucketEncryption"]
+
+
+def test_the_schema_command_reads_a_hook_schema(tmp_path: Path) -> None:
+    from cfn_debug.schema.command import check_schema_file
+
+    report = check_schema_file(BUCKET / "cfndebug-test-bucketcheck.json")
+    assert report.loaded and report.type_name == "CfnDebug::Test::BucketCheck"
+    assert report.notes == []
+    broken = tmp_path / "hook.json"
+    broken.write_text(
+        json.dumps(
+            {
+                "typeName": "A::B::Hook",
+                "handlers": {"preCreate": {"targetNames": ["AWS::S3::Buckets"], "permissions": []}},
+            }
+        )
+    )
+    report = check_schema_file(broken)
+    assert [(n.pointer, n.level) for n in report.notes] == [
+        ("/handlers/preCreate/targetNames/0", "warning")
+    ]

@@ -55,7 +55,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
-from cfn_debug.redact import credential_values, redact
+from cfn_debug.text.redact import credential_values, redact
 
 #: A registry hook's per-invocation limit (see the hook-invocation-time-limit rule).
 HOOK_LIMIT_S = 60.0
@@ -197,7 +197,12 @@ async def run_hook_chain(
     run.verdict = verdict_of(run.steps)
     try:
         run.chain_findings = check_hook_chain(
-            run.steps, lambda_hook=target.lambda_hook, expect=event.expect, verdict=run.verdict
+            run.steps,
+            lambda_hook=target.lambda_hook,
+            # an expectation is judged on a verdict the hook reached, not on a run that ended
+            # for another reason (an AWS it could not reach, a cap, a cancel)
+            expect=event.expect if end_reason is EndReason.TERMINAL else None,
+            verdict=run.verdict,
         )
     except Exception as error:  # a bug in cfn-debug's checks: the run still ends, and says so
         run.chain_findings = [internal_error_finding(error, None)]

@@ -15,9 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.errors import CfnDebugError
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+from cfn_debug.errors import CfnDebugError, ExitCode
 
 
 def is_hook_target(args: argparse.Namespace) -> bool:
@@ -54,14 +52,14 @@ def hook_scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> 
     from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
     from cfn_debug.targets import chain_options, open_workspace
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     console = Console(stderr=args.json, highlight=False)
     if args.list:
         for entry in HOOK_SCENARIOS:
             console.print(f"[bold]{entry.name}[/]: {entry.title}")
             console.print(f"  {entry.description}")
-        return EXIT_OK
+        return ExitCode.OK
     from cfn_debug.hooks.scenarios import select_hook_scenarios
 
     select_hook_scenarios(args.names)  # unknown names fail before any endpoint starts
@@ -72,7 +70,7 @@ def hook_scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> 
     partial["results"] = results
     try:
         console.print(printable(workspace.describe_aws()), markup=False)
-        from cfn_debug.headless import print_notices
+        from cfn_debug.headless.command import print_notices
 
         partial["notices"] = print_notices(console, workspace)
         runner = HookScenarioRunner(workspace, chain)
@@ -105,8 +103,9 @@ def hook_scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> 
         console.print()
         console.print(summary_table(results))
     if any(r.outcome is Outcome.ERROR for r in results):
-        return EXIT_ERROR
-    return EXIT_FINDINGS if any(r.outcome is Outcome.FAILED for r in results) else EXIT_OK
+        return ExitCode.ERROR
+    failed = any(r.outcome is Outcome.FAILED for r in results)
+    return ExitCode.FINDINGS if failed else ExitCode.OK
 
 
 def hook_document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, Any]:

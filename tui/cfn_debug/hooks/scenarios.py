@@ -32,7 +32,7 @@ from typing import Any
 from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.hooks.events import HookEventSpec, make_event
-from cfn_debug.hooks.schema import CHANGE_SET_TARGET, POINT_SHORT, STACK_TARGET
+from cfn_debug.hooks.schema import CHANGE_SET_TARGET, POINT_HANDLERS, POINT_SHORT, STACK_TARGET
 from cfn_debug.records import Level, RunEnded
 from cfn_debug.scenarios.results import (
     ActionStarted,
@@ -249,7 +249,7 @@ class HookScenarioRunner:
         hook = self.workspace.hook
         point, kind = scenario.point, scenario.kind
         if point not in hook.schema.points:
-            return [], f"the hook has no {POINT_SHORT[point].replace('_', '')} handler"
+            return [], f"the hook has no {POINT_HANDLERS[point]} handler"
         if kind == "success":
             events = self.inputs.of(point, "allowed")
             covered = {e.target_name for e in events}

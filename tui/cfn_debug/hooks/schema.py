@@ -171,3 +171,47 @@ def hook_model_from_configuration(data: Any, path: Path | None = None) -> dict[s
             field="CloudFormationConfiguration/HookConfiguration/Properties",
         )
     return properties
+
+
+def hook_schema_problems(
+    data: Any, path: Path | None
+) -> tuple[str | None, list[tuple[str, str, str]]]:
+    """``cfn-debug schema`` on a hook schema: its type name and (pointer, level, message) per
+    problem. ``error``: cfn-debug cannot use it; ``warning``: a target name no AWS type matches
+    (a typo sends the hook nothing), a handler without ``permissions`` (the hooks meta-schema
+    requires it)."""
+    try:
+        schema = hook_schema_from(data, path)
+    except SchemaError as error:
+        pointer = error.field or ""
+        return None, [("/" + pointer if pointer else "", "error", error.detail)]
+    from cfn_debug.hooks.targets import has_cfn_lint, known_types
+
+    known = set(known_types()) if has_cfn_lint() else None
+    problems: list[tuple[str, str, str]] = []
+    for name, handler in data["handlers"].items():
+        if "permissions" not in handler:
+            problems.append(
+                (
+                    f"/handlers/{name}",
+                    "warning",
+                    "no permissions: the hooks meta-schema requires them",
+                )
+            )
+        for index, target in enumerate(handler["targetNames"]):
+            if target in (STACK_TARGET, CHANGE_SET_TARGET) or known is None:
+                continue
+            matched = (
+                fnmatch.filter(sorted(known), target) if "*" in target or "?" in target else
+                [target] if target in known else []
+            )  # fmt: skip
+            if not matched and target.startswith("AWS::"):
+                problems.append(
+                    (
+                        f"/handlers/{name}/targetNames/{index}",
+                        "warning",
+                        f"{target} names no AWS resource type cfn-lint knows (a typo, or a "
+                        "type since retired): the hook is invoked for no such target",
+                    )
+                )
+    return schema.type_name, problems

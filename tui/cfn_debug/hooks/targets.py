@@ -195,7 +195,7 @@ _CANDIDATES = (
 def _fitting(pattern: str, low: int, high: int | None) -> str | None:
     """A string the pattern accepts: a usual one when it fits, else one hypothesis-jsonschema
     makes (seeded); None when neither can."""
-    from cfn_debug.ecma_regex import ecma_search
+    from cfn_debug.schema.ecma_regex import ecma_search
 
     for text in _CANDIDATES:
         if low <= len(text) <= (high if high is not None else len(text)):
