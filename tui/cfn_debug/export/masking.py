@@ -304,7 +304,7 @@ def _keep_enums(scrubbed: Any, original: Any, *keys: str) -> Any:
     return out
 
 
-_SUMMARY_PROGRESS = ("status", "errorCode", "message")
+_SUMMARY_PROGRESS = ("status", "hookStatus", "errorCode", "message")
 
 
 def _summary_step(step: dict[str, Any]) -> dict[str, Any]:
