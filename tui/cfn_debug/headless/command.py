@@ -44,12 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-journal", action="store_true", help="keep no journal of this run")
     parser.add_argument(
-        "--type-configuration",
-        metavar="JSON|FILE",
-        help="the type configuration every request carries (a JSON object, or a file holding "
-        "one), instead of the events' own",
-    )
-    parser.add_argument(
         "--reveal-write-only",
         action="store_true",
         help="print writeOnly property values instead of masking them",
@@ -347,8 +341,8 @@ def _with_type_configuration(
 ) -> list[Any]:
     """--type-configuration: every event carries it (checked against the schema's
     typeConfiguration definition first, as `scenario` checks it)."""
-    if not getattr(args, "type_configuration", None):
-        return events
+    if not getattr(args, "type_configuration", None) or getattr(workspace, "hook", None):
+        return events  # a hook's settings are the hook workspace's (hooks.workspace)
     import dataclasses
 
     from cfn_debug.scenarios.command import type_configuration
