@@ -5,8 +5,8 @@ callbackDelaySeconds it asks for between them. ``--max-delay`` shortens the wait
 clock: :func:`handler_clock_s` counts every requested delay, waited or not, so a chain that would
 outlive ``timeoutInMinutes`` is the ``chain-timeout`` MUST whatever was waited.
 
-A chain the re-invoke cap stopped while still IN_PROGRESS decided nothing: :func:`inconclusive`
-says so, and every consumer (``run``, ``--json``, scenarios, the dashboard) shows it as an
+A chain the re-invoke cap stopped while still IN_PROGRESS, with no MUST finding, decided
+nothing: :func:`inconclusive` says so, and every consumer (``run``, ``--json``, scenarios, the dashboard) shows it as an
 infrastructure-like stop (exit 2), never as a pass.
 """
 
@@ -47,8 +47,9 @@ def handler_clock_s(steps: Sequence[Step]) -> tuple[float, float]:
 
 def inconclusive(run: RunRecord) -> str | None:
     """Why ``run`` decided nothing about the handler, or None when it did: the re-invoke cap
-    stopped it while the handler still answered IN_PROGRESS."""
-    if run.end_reason is not EndReason.MAX_REINVOKE:
+    stopped it while the handler still answered IN_PROGRESS, and no MUST finding had shown the
+    handler wrong already (a chain with one decided: that finding is its verdict)."""
+    if run.end_reason is not EndReason.MAX_REINVOKE or run.must_failures:
         return None
     own = sum(1 for step in run.steps if step.origin is None)
     return (

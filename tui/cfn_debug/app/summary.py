@@ -80,6 +80,12 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
     if reason is EndReason.MAX_REINVOKE:
         from cfn_debug.chain_end import INCONCLUSIVE_HINT
 
+        if musts:  # a MUST finding decided it before the cap
+            return (
+                f"Stopped at the re-invoke cap: {counted}.",
+                "The Findings tab explains each one; the chain never reached a terminal status.",
+                "error",
+            )
         return (
             f"Inconclusive: still IN_PROGRESS at the re-invoke cap: {counted}.",
             f"No verdict on the handler: {INCONCLUSIVE_HINT}.",
