@@ -6,8 +6,8 @@ clock: :func:`handler_clock_s` counts every requested delay, waited or not, so a
 outlive ``timeoutInMinutes`` is the ``chain-timeout`` MUST whatever was waited.
 
 A chain the re-invoke cap stopped while still IN_PROGRESS, with no MUST finding, decided
-nothing: :func:`inconclusive` says so, and every consumer (``run``, ``--json``, scenarios, the dashboard) shows it as an
-infrastructure-like stop (exit 2), never as a pass.
+nothing: :func:`inconclusive` says so, and every consumer (``run``, ``--json``, scenarios, the
+dashboard) shows it as an infrastructure-like stop (exit 2), never as a pass.
 """
 
 from __future__ import annotations
