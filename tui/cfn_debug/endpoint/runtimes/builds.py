@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ SKIP_DIRS = frozenset(
 BUILD_LIMIT_S = 900.0
 #: How many of a failed build's last output lines its error carries.
 ERROR_LINES = 12
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def source_files(root: Path, suffixes: tuple[str, ...], skip: Iterable[Path] = ()) -> list[Path]:
@@ -110,6 +112,17 @@ def run_build(argv: list[str], cwd: Path, env: dict[str, str], what: str, hint: 
         process.wait()
         raise
     if process.returncode != 0:
-        lines = output.decode("utf-8", "replace").strip().splitlines()[-ERROR_LINES:]
-        tail = " | ".join(line.strip() for line in lines if line.strip()) or "no output"
-        raise EndpointError(f"{what} failed (exit status {process.returncode}): {tail}{hint}")
+        raise EndpointError(
+            f"{what} failed (exit status {process.returncode}): {_gist(output)}{hint}"
+        )
+
+
+def _gist(output: bytes) -> str:
+    """What a failed build said, on one line: Maven's first [ERROR] line (the rest is its
+    generic advice), else the last lines, without terminal escapes."""
+    text = ANSI.sub("", output.decode("utf-8", "replace"))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("[ERROR]") and line != "[ERROR]"]
+    if errors:
+        return errors[0][len("[ERROR]") :].strip()[:600]
+    return " | ".join(lines[-ERROR_LINES:])[:1200] or "no output"

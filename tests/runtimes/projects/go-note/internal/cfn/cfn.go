@@ -5,11 +5,13 @@
 package cfn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/cfn-debug/go-note/internal/cfn/handler"
 	"github.com/cfn-debug/go-note/internal/lambda"
@@ -100,6 +102,8 @@ func serve(h Handler, e *event) (response, error) {
 	}
 	fn, ok := route[e.Action]
 	log.Printf("Handler received the %s action", e.Action)
+	// Where the AWS SDK for Go v2 would send its calls (it honours AWS_ENDPOINT_URL).
+	log.Printf("AWS_ENDPOINT_URL=%s credentials=%t", os.Getenv("AWS_ENDPOINT_URL"), os.Getenv("AWS_ACCESS_KEY_ID") != "")
 	if !ok {
 		return report(e, "router error", errors.New("InvalidRequest: No action/invalid action specified"))
 	}
@@ -116,12 +120,19 @@ func serve(h Handler, e *event) (response, error) {
 	)
 	p := fn(request)
 	log.Printf("Received event: %s\nMessage: %s\n", p.OperationStatus, p.Message)
+	var models []interface{}
+	if p.ResourceModels != nil {
+		models = make([]interface{}, len(p.ResourceModels))
+		for i, model := range p.ResourceModels {
+			models[i] = stringify(model)
+		}
+	}
 	r := response{
 		BearerToken:          e.BearerToken,
 		Message:              p.Message,
 		OperationStatus:      p.OperationStatus,
-		ResourceModel:        p.ResourceModel,
-		ResourceModels:       p.ResourceModels,
+		ResourceModel:        stringify(p.ResourceModel),
+		ResourceModels:       models,
 		NextToken:            p.NextToken,
 		CallbackContext:      p.CallbackContext,
 		CallbackDelaySeconds: p.CallbackDelaySeconds,
@@ -132,6 +143,48 @@ func serve(h Handler, e *event) (response, error) {
 		return report(e, "Response error", errors.New("READ and LIST handlers must return synchronous"))
 	}
 	return r, nil
+}
+
+// stringify writes every scalar of a model as a string, as the plugin's encoding.Stringify
+// does (an integer 3 is answered as "3"); CloudFormation reads them back as the schema's types.
+func stringify(model interface{}) interface{} {
+	if model == nil {
+		return nil
+	}
+	data, err := json.Marshal(model)
+	if err != nil {
+		return model
+	}
+	decoder := json.NewDecoder(bytes.NewReader(data))
+	decoder.UseNumber()
+	var generic interface{}
+	if decoder.Decode(&generic) != nil {
+		return model
+	}
+	return strings(generic)
+}
+
+func strings(value interface{}) interface{} {
+	switch typed := value.(type) {
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(typed))
+		for key, item := range typed {
+			if item != nil {
+				out[key] = strings(item)
+			}
+		}
+		return out
+	case []interface{}:
+		for i, item := range typed {
+			typed[i] = strings(item)
+		}
+		return typed
+	case json.Number:
+		return typed.String()
+	case bool:
+		return fmt.Sprint(typed)
+	}
+	return value
 }
 
 func report(e *event, message string, err error) (response, error) {

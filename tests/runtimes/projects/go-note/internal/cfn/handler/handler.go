@@ -5,6 +5,8 @@ package handler
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strconv"
 )
 
 // Status is a ProgressEvent's operation status.
@@ -44,7 +46,7 @@ func (r *Request) UnmarshalPrevious(v interface{}) error {
 	if len(r.previousBody) == 0 || string(r.previousBody) == "null" {
 		return nil
 	}
-	return json.Unmarshal(r.previousBody, v)
+	return unmarshal(r.previousBody, v)
 }
 
 // Unmarshal fills v with the desired properties.
@@ -52,7 +54,46 @@ func (r *Request) Unmarshal(v interface{}) error {
 	if len(r.body) == 0 {
 		return errors.New("BodyEmpty: Body is empty")
 	}
-	return json.Unmarshal(r.body, v)
+	return unmarshal(r.body, v)
+}
+
+// unmarshal reads a model whose scalars may be strings (CloudFormation sends them so, and the
+// plugin answers them so), as the plugin's encoding.Unmarshal does for a model's top level.
+func unmarshal(data []byte, v interface{}) error {
+	if err := json.Unmarshal(data, v); err == nil {
+		return nil
+	}
+	var generic map[string]interface{}
+	if err := json.Unmarshal(data, &generic); err != nil {
+		return err
+	}
+	kind := reflect.TypeOf(v).Elem()
+	for i := 0; i < kind.NumField(); i++ {
+		field := kind.Field(i)
+		text, ok := generic[field.Name].(string)
+		if !ok {
+			continue
+		}
+		target := field.Type
+		if target.Kind() == reflect.Ptr {
+			target = target.Elem()
+		}
+		switch target.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Float64:
+			if number, err := strconv.ParseFloat(text, 64); err == nil {
+				generic[field.Name] = number
+			}
+		case reflect.Bool:
+			if flag, err := strconv.ParseBool(text); err == nil {
+				generic[field.Name] = flag
+			}
+		}
+	}
+	again, err := json.Marshal(generic)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(again, v)
 }
 
 // UnmarshalTypeConfig fills v with the type configuration, when there is one.

@@ -68,6 +68,9 @@ public class NoteHandlers {
         final Map<String, Object> model = object(data.get("resourceProperties"));
         final String fault = String.valueOf(object(data.get("typeConfiguration")).get("Fault"));
         System.out.println("[" + action + "] invoking handler...");
+        // Where the AWS SDK for Java 2.x would send its calls (it honours AWS_ENDPOINT_URL).
+        System.out.println("AWS_ENDPOINT_URL=" + System.getenv("AWS_ENDPOINT_URL")
+            + " credentials=" + (System.getenv("AWS_ACCESS_KEY_ID") != null));
         if ("Exit".equals(fault)) {
             System.out.println("planted fault: Exit, the JVM ends now");
             System.exit(3);
