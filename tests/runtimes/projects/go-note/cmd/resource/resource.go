@@ -71,6 +71,17 @@ func fault(req handler.Request) string {
 	return *config.Fault
 }
 
+func byTitle(title string) string {
+	names, _ := filepath.Glob(filepath.Join(store(), "note-*.json"))
+	for _, name := range names {
+		id := strings.TrimSuffix(filepath.Base(name), ".json")
+		if model, found := load(id); found && model.Title != nil && *model.Title == title {
+			return id
+		}
+	}
+	return ""
+}
+
 func notFound(id string) handler.ProgressEvent {
 	return handler.ProgressEvent{
 		OperationStatus:  handler.Failed,
@@ -103,6 +114,12 @@ func Create(req handler.Request, prevModel *Model, currentModel *Model) (handler
 	if currentModel.Title == nil || strings.TrimSpace(*currentModel.Title) == "" {
 		return handler.ProgressEvent{OperationStatus: handler.Failed, HandlerErrorCode: "InvalidRequest",
 			Message: "Title is required"}, nil
+	}
+	// The Title is the note's natural key: the Go plugin gives a handler no idempotency token,
+	// so a repeated create finds the note by its Title and is refused.
+	if existing := byTitle(*currentModel.Title); existing != "" {
+		return handler.ProgressEvent{OperationStatus: handler.Failed, HandlerErrorCode: "AlreadyExists",
+			Message: "a note titled " + *currentModel.Title + " exists: " + existing}, nil
 	}
 	raw := make([]byte, 8)
 	if _, err := rand.Read(raw); err != nil {

@@ -80,7 +80,10 @@ public class NoteHandlers {
         }
         final Map<String, Object> out;
         switch (action) {
-            case "CREATE": out = create(model, fault, object(request.get("callbackContext"))); break;
+            case "CREATE":
+                out = create(model, fault, object(request.get("callbackContext")),
+                             String.valueOf(request.get("bearerToken")));
+                break;
             case "READ": out = read(model); break;
             case "UPDATE": out = update(model); break;
             case "DELETE": out = delete(model); break;
@@ -91,8 +94,31 @@ public class NoteHandlers {
         return out;
     }
 
+    private static String byTitle(final Object title) {
+        final File[] files = store().listFiles();
+        if (files != null) {
+            for (File f : files) {
+                final String name = f.getName();
+                if (name.startsWith("note-") && name.endsWith(".json")) {
+                    final Map<String, Object> found = load(name.substring(0, name.length() - 5));
+                    if (found != null && title.equals(found.get("Title"))) {
+                        return String.valueOf(found.get("NoteId"));
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
     private Map<String, Object> create(final Map<String, Object> model, final String fault,
-                                       final Map<String, Object> context) throws IOException {
+                                       final Map<String, Object> context, final String token)
+        throws IOException {
+        // The request's token (the plugin's clientRequestToken) names the note it created.
+        final File tokenFile = new File(store(), "token-" + new File(token).getName());
+        if (context.get("NoteId") == null && tokenFile.isFile()) {
+            final String id = new String(Files.readAllBytes(tokenFile.toPath()), StandardCharsets.UTF_8);
+            context.put("NoteId", id);
+        }
         if (context.get("NoteId") != null) {
             // The second invocation of the chain: the note is there, the create is done.
             final Map<String, Object> found = load(context.get("NoteId"));
@@ -108,6 +134,10 @@ public class NoteHandlers {
         if (!(title instanceof String) || ((String) title).trim().isEmpty()) {
             return failed("InvalidRequest", "Title is required");
         }
+        final String existing = byTitle(title);
+        if (existing != null) {
+            return failed("AlreadyExists", "a note titled " + title + " exists: " + existing);
+        }
         final byte[] raw = new byte[8];
         new SecureRandom().nextBytes(raw);
         final StringBuilder id = new StringBuilder("note-");
@@ -116,6 +146,7 @@ public class NoteHandlers {
         }
         model.put("NoteId", id.toString());
         save(model);
+        Files.write(tokenFile.toPath(), id.toString().getBytes(StandardCharsets.UTF_8));
         final Map<String, Object> callback = new LinkedHashMap<>();
         callback.put("NoteId", id.toString());
         final Map<String, Object> out = new LinkedHashMap<>();
