@@ -60,16 +60,18 @@ def test_one_jvm_per_invocation_answers_between_the_markers_and_touches_nothing_
 
 
 def test_a_jvm_that_prints_no_markers_is_a_clear_error(java_note: Path, tmp_path: Path) -> None:
+    project = tmp_path / "java-note"
+    shutil.copytree(java_note, project)
     variables = {"JAVA_NOTE_NO_MARKERS": "1", "JAVA_NOTE_STORE": str(tmp_path)}
-    with EmbeddedEndpoint(java_note, env_vars={"Parameters": variables}) as ep:
-        response = invoke(ep.url, "TestEntrypoint", event(java_note, "list.json"))
+    with EmbeddedEndpoint(project, env_vars={"Parameters": variables}) as ep:
+        response = invoke(ep.url, "TestEntrypoint", event(project, "list.json"))
         body = response.json()
         lines = ep.logs_for(response.headers["x-amzn-RequestId"])
     assert response.headers["X-Amz-Function-Error"] == "Unhandled"
     assert body["errorType"] == "Runtime.NoResponse"
     assert "software.cfndebug.javanote.HandlerWrapperExecutable" in body["errorMessage"]
     assert any('"status":"SUCCESS"' in line for line in lines), lines  # what it printed instead
-    assert gone(str(java_note))
+    assert gone(str(project))  # the shim and its JVMs
 
 
 def test_a_jvm_that_exits_is_lambdas_exit_error(endpoint: EmbeddedEndpoint, java_note: Path):
