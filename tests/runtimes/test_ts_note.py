@@ -68,7 +68,7 @@ def test_run_local_aws_runs_the_typescript_handlers(ts_note_built: Path) -> None
 def test_scenario_all_with_local_aws_on_the_typescript_type(ts_note_built: Path) -> None:
     proc = cfn_debug(
         "scenario", "all", "--project", str(ts_note_built), "--local-aws", "--json",
-        "--examples", "2",
+        "--examples", "1",
     )  # fmt: skip
     assert proc.returncode in (0, 1), proc.stderr
     doc = document(proc)
@@ -96,8 +96,12 @@ def until(lines: queue.Queue[str | None], seen: list[str], needle: str) -> str:
     raise AssertionError(f"{needle!r} never printed; got:\n{''.join(seen)}")
 
 
-def test_watch_mode_rebuilds_the_typescript_on_save_and_reruns(ts_note_copy: Path) -> None:
+def test_watch_mode_builds_then_rebuilds_the_typescript_on_save(ts_note_copy: Path) -> None:
+    """dist/ missing: the endpoint builds it first (saying so); a save of src/handlers.ts
+    rebuilds it and re-runs the event on the new code; nothing else is written into the
+    project."""
     project = ts_note_copy
+    shutil.rmtree(project / "dist")
     event = project / "inputs" / "inputs_1_create.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "cfn_debug.cli", "run", "--watch", "--local-aws", "--logs",
@@ -116,6 +120,7 @@ def test_watch_mode_rebuilds_the_typescript_on_save_and_reruns(ts_note_copy: Pat
 
     threading.Thread(target=pump, daemon=True).start()
     try:
+        until(lines, seen, "npm run build")  # the progress line of the first build
         until(lines, seen, "SUCCESS after 1 step")
         until(lines, seen, "watching")
         handlers = project / "src" / "handlers.ts"
@@ -132,20 +137,18 @@ def test_watch_mode_rebuilds_the_typescript_on_save_and_reruns(ts_note_copy: Pat
             proc.kill()
             proc.wait()
     assert (project / "dist" / "handlers.js").read_text().count("saved again") == 1
-
-
-def test_the_endpoint_builds_a_project_whose_dist_is_missing(ts_note_copy: Path) -> None:
-    """dist/ removed: `cfn-debug run` says it builds, builds once, and runs the new build."""
-    shutil.rmtree(ts_note_copy / "dist")
-    # the planted fault's DELETE makes no AWS call: no local AWS needed, only its table's name
-    event = str(ts_note_copy / FAULT)
-    args = ("run", "--project", str(ts_note_copy), "--no-journal", "--export", TABLE, event)
-    proc = cfn_debug(*args)
-    assert "npm run build" in proc.stderr, proc.stderr
-    assert (ts_note_copy / "dist" / "handlers.js").is_file()
-    assert "delete-success-no-model" in proc.stdout
-    again = cfn_debug(*args)
-    assert "npm run build" not in again.stderr  # fresh: not built again
-    assert sorted(p.name for p in ts_note_copy.iterdir()) == sorted(
+    assert sorted(p.name for p in project.iterdir()) == sorted(
         [*(p.name for p in TS_NOTE.iterdir()), "node_modules", "dist"]
-    )  # nothing else written into the project
+    )  # nothing but the project's own build output was written into it
+
+
+def test_a_built_project_is_not_built_again(ts_note_built: Path) -> None:
+    from cfn_debug.endpoint.runtimes import RuntimeOptions, runtime_for
+    from cfn_debug.endpoint.template import load_functions
+
+    reported: list[str] = []
+    spec = load_functions(ts_note_built)["TypeFunction"]
+    runtime = runtime_for(spec, ts_note_built, RuntimeOptions(progress=reported.append))
+    runtime.check()
+    runtime.prepare()
+    assert reported == []
