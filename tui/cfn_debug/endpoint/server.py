@@ -30,6 +30,8 @@ from cfn_debug.endpoint.http_server import HttpServer, Reply, Request
 from cfn_debug.endpoint.logs import LogBuffer, LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
+from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions, project_language, runtime_for
+from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker
 from cfn_debug.errors import EndpointError
@@ -243,9 +245,11 @@ class EmbeddedEndpoint:
         python: str | Path | None = None,
         on_env_progress: ProgressCallback | None = None,
         header_timeout_s: float = HEADER_TIMEOUT_S,
+        node: str | None = None,
     ) -> None:
         self.project_dir = Path(project_dir)
         self.python_choice = python  # --python, else the project's (cached) environment
+        self.node_choice = node  # --node, else `node` on PATH
         self.on_env_progress = on_env_progress
         self.python: Path | None = None
         self.host = host
@@ -260,6 +264,8 @@ class EmbeddedEndpoint:
         self.header_timeout_s = header_timeout_s
         self.url = ""
         self._pools: dict[str, FunctionPool] = {}
+        #: function name -> its runtime (runtimes/: how its workers are built and started)
+        self.runtimes: dict[str, Runtime] = {}
         self._logs: LogStore[str] = LogStore()
         self._aws_calls: LogStore[dict[str, Any]] = LogStore()
         self._server: HttpServer | None = None
@@ -273,10 +279,7 @@ class EmbeddedEndpoint:
         with self._lock:
             if self._server is not None:
                 return
-            if self.python is None:
-                self.python = interpreter_for(
-                    self.project_dir, python=self.python_choice, progress=self.on_env_progress
-                )
+            runtimes = self._runtimes()
             api = _InvokeApi(self)
             try:
                 server = HttpServer(
@@ -299,10 +302,14 @@ class EmbeddedEndpoint:
                 ) from None
             self._pools = {
                 name: FunctionPool(
-                    spec, lambda_environment(spec, self.env_vars), python=self.python
+                    spec,
+                    lambda_environment(spec, self.env_vars),
+                    python=self.python,
+                    runtime=runtimes[name],
                 )
                 for name, spec in self.functions.items()
             }
+            self.runtimes = runtimes
             self._server = server
             host, port = server.server_address[:2]
             self.port = int(port)
@@ -315,6 +322,35 @@ class EmbeddedEndpoint:
                 daemon=True,
             )
             self._thread.start()
+
+    def _runtimes(self) -> dict[str, Runtime]:
+        """Each function's runtime, its toolchain checked and its code built (once per project;
+        a later start finds it fresh); the Python environment chosen only when a function runs
+        on Python. An EndpointError (exit 2) names what cannot run or build."""
+        options = RuntimeOptions(
+            python=self.python_choice, node=self.node_choice, progress=self.on_env_progress
+        )
+        language = project_language(self.project_dir)
+        runtimes = {
+            name: runtime_for(spec, self.project_dir, options, language=language)
+            for name, spec in self.functions.items()
+        }
+        for runtime in runtimes.values():
+            runtime.check()
+        if self.python is None and any(r.forks_python for r in runtimes.values()):
+            self.python = interpreter_for(
+                self.project_dir, python=self.python_choice, progress=self.on_env_progress
+            )
+        for runtime in runtimes.values():
+            if isinstance(runtime, PythonRuntime) and self.python is not None:
+                runtime.python = str(self.python)
+            runtime.prepare()
+        return runtimes
+
+    def aws_calls_note(self, function: str) -> str | None:
+        """What a function's steps say instead of AWS calls when its runtime records none."""
+        runtime = self.runtimes.get(function)
+        return runtime.aws_calls_note if runtime is not None else None
 
     def stop(self) -> None:
         with self._lock:

@@ -10,6 +10,7 @@ invocation in hand until the worker's end-of-invocation sentinel line (see worke
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import subprocess
@@ -24,6 +25,9 @@ from cfn_debug.endpoint import proctree
 from cfn_debug.endpoint.forkserver import ForkedProcess, ForkServer, ForkServerError
 from cfn_debug.endpoint.logs import LogBuffer
 from cfn_debug.endpoint.runtime_api import Connection, Request, Transport, response_bytes
+from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
+from cfn_debug.endpoint.runtimes.base import BuildFailed
+from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker_main import SENTINEL as _SENTINEL_TEXT
 
@@ -135,9 +139,13 @@ class Worker:
         python: Path | str | None = None,
         *,
         forks: ForkServer | None = None,
+        runtime: Runtime | None = None,
     ) -> None:
         self.spec = spec
-        self.python = str(python or sys.executable)
+        if runtime is None:
+            runtime = PythonRuntime(spec, spec.code_dir, RuntimeOptions())
+            runtime.python = str(python or sys.executable)
+        self.runtime = runtime
         self.forks = forks  # None: a plain process (no fork server for this environment)
         self.generation = generation
         self._parked: Connection | None = None  # a GET /next waiting for work
@@ -169,18 +177,29 @@ class Worker:
         return self._process.pid if self._process else None
 
     def start(self) -> None:
+        """Build what the runtime needs (runtime.prepare: cheap when nothing changed), then start
+        the process: through the fork server where there is one (forked for Python, exec'd for
+        other runtimes), else as a plain child process."""
+        runtime = self.runtime
+        try:
+            runtime.prepare()
+        except BuildFailed as failure:
+            self._build_failed(failure)
+            return
+        launch = runtime.launch(self._env)
         self.spawned_at = time.monotonic()
         self._process = None
         if self.forks is not None:
+            argv = None if runtime.forks_python else launch.argv
             try:
-                self._process = self.forks.spawn(self.spec.handler, self._env, self.spec.code_dir)
+                self._process = self.forks.spawn(self.spec.handler, launch.env, launch.cwd, argv)
             except ForkServerError:
                 self._process = None  # a plain process below: slower, as correct
         if self._process is None:
             self._process = subprocess.Popen(
-                [self.python, "-u", str(WORKER_MAIN), self.spec.handler],
-                cwd=self.spec.code_dir,
-                env=self._env,
+                launch.argv,
+                cwd=launch.cwd,
+                env=launch.env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -190,6 +209,16 @@ class Worker:
         threading.Thread(
             target=self._serve, name=f"worker-io-{self.spec.name}", daemon=True
         ).start()
+
+    def _build_failed(self, failure: BuildFailed) -> None:
+        """No process: the build failed. The invocation given to this worker ends as an init
+        error (Runtime.BuildError) whose log is the build's output."""
+        body = {"errorType": "Runtime.BuildError", "errorMessage": failure.detail, "trace": []}
+        self.init_error = (json.dumps(body).encode(), "Runtime.BuildError")
+        for line in failure.output:
+            self._pending.add(line)
+        self._transport.stop()
+        self.dead.set()
 
     def _grow_pipe(self) -> None:
         """Ask for a PIPE_BYTES output pipe: while an invocation runs its lines are read when it
@@ -234,6 +263,12 @@ class Worker:
         for line in pending.lines():
             invocation.logs.add(line)
         invocation.logs.aws_calls.extend(pending.aws_calls)  # aws-calls hook: made at import
+        if self._process is None and self.init_error is not None:  # the build failed
+            invocation.finish("init_error", *self.init_error)
+            invocation.logs_closed.set()
+            with self._lock:
+                self.current = None
+            return
         self.invocations += 1
         self.taken.clear()
         with self._lock:
@@ -289,6 +324,10 @@ class Worker:
         # The sentinel line was written before this request: read it now, so the endpoint finds
         # the logs closed when it wakes up for the answer.
         self._on_output()
+        if not self.runtime.writes_sentinel:
+            # A runtime without one (a plain aws-lambda-go binary): what it wrote before its
+            # answer is in the pipe, and was just read.
+            invocation.logs_closed.set()
         kind = match.group("kind")
         if kind == "response":
             invocation.finish("response", body)

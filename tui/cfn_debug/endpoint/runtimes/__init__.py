@@ -16,6 +16,7 @@ error (exit 2) naming it and how to run it anyway (SAM's start-lambda and ``--en
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +34,7 @@ __all__ = [
     "RuntimeOptions",
     "UnsupportedRuntime",
     "family_of",
+    "project_language",
     "runtime_for",
 ]
 
@@ -79,6 +81,16 @@ def family_of(runtime: str | None, language: str | None = None) -> str | None:
     if language:
         return next((family for pattern, family in _LANGUAGES if pattern.match(language)), None)
     return "python"
+
+
+def project_language(project_dir: Path) -> str | None:
+    """The ``language`` of the project's ``.rpdk-config`` (None without one)."""
+    try:
+        config = json.loads((Path(project_dir) / ".rpdk-config").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    language = config.get("language") if isinstance(config, dict) else None
+    return language if isinstance(language, str) else None
 
 
 def runtime_for(

@@ -18,9 +18,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from cfn_debug.errors import EndpointError
+
 if TYPE_CHECKING:
     from cfn_debug.endpoint.pyenv import ProgressCallback
     from cfn_debug.endpoint.template import FunctionSpec
+
+
+class BuildFailed(EndpointError):
+    """The project's install or build command failed: exit 2 when the endpoint starts; once it
+    runs (watch mode rebuilds on save) the invocation's init error, with ``output`` (the
+    command's last lines) as its log."""
+
+    def __init__(self, message: str, *, path: str | Path | None = None, output: list[str]):
+        super().__init__(message, path=path)
+        self.output = output
 
 
 @dataclass(frozen=True)

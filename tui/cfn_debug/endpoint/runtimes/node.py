@@ -29,7 +29,13 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cfn_debug.endpoint.runtimes.base import Launch, Runtime, build_lock, newest_mtime
+from cfn_debug.endpoint.runtimes.base import (
+    BuildFailed,
+    Launch,
+    Runtime,
+    build_lock,
+    newest_mtime,
+)
 from cfn_debug.endpoint.runtimes.semver import parse_version, satisfies
 from cfn_debug.errors import EndpointError
 
@@ -47,15 +53,6 @@ NPM_MARKER = ".package-lock.json"
 
 _versions: dict[tuple[str, int], tuple[int, int, int] | None] = {}
 _versions_lock = threading.Lock()
-
-
-class BuildFailed(EndpointError):
-    """The project's install or build command failed (exit 2 at start; a step's init error in
-    watch mode). ``output`` holds the command's last lines."""
-
-    def __init__(self, message: str, *, path: str | Path | None = None, output: list[str]):
-        super().__init__(message, path=path)
-        self.output = output
 
 
 def find_node(choice: str | None) -> Path:
@@ -234,7 +231,7 @@ class NodeRuntime(Runtime):
             build = self._needs_build()
             if install:
                 lock = (self.package_root / "package-lock.json").is_file()
-                self._run(["ci"] if lock else ["install"], "installing the dependencies")
+                self._run(["ci"] if lock else ["install"], "installing the dependencies of")
                 self._run_install_check()
             if build:
                 self._run(["run", "build"], "building")
@@ -263,7 +260,7 @@ class NodeRuntime(Runtime):
         if report is not None:
             from cfn_debug.endpoint.pyenv import EnvProgress
 
-            report(EnvProgress("build", f"{what} of {self.package_root.name} ({shown}) ..."))
+            report(EnvProgress("build", f"{what} {self.package_root.name} ({shown}) ..."))
         env = dict(os.environ)
         env["PATH"] = f"{self.node.parent}{os.pathsep}{env.get('PATH', '')}"
         env.setdefault("npm_config_update_notifier", "false")

@@ -6,12 +6,12 @@
  * It wraps Module._load: after each require, a module that is the core of an AWS SDK is patched,
  * once per copy of it (a project may hold several copies in node_modules):
  *
- * - SDK v3: the smithy Client class every v3 client extends (@smithy/smithy-client, or
- *   @aws-sdk/smithy-client in older releases): its send() is wrapped.
+ * - SDK v3: the smithy Client class every v3 client extends (@smithy/core/client, before that
+ *   @smithy/smithy-client or @aws-sdk/smithy-client): its send() is wrapped.
  * - SDK v2 (aws-sdk, what cloudformation-cli-typescript-lib 1.0.x builds its sessions with): its
  *   global event bus (AWS.events: validate, complete) for the records; and, when
- *   AWS_ENDPOINT_URL is set (--local-aws), AWS.config gets that endpoint (v2 does not read the
- *   variable, v3 does) with path-style S3 addressing.
+ *   AWS_ENDPOINT_URL is set (--local-aws), every client's default endpoint becomes it (v2 does
+ *   not read the variable, v3 does), with path-style S3 addressing.
  *
  * Records are aws_recorder.py's (the Python workers'): one line on fd 1, RECORD_MARK then JSON;
  * a start record {"id", "start": true, "service", "operation"} when a call goes out, then the
@@ -177,7 +177,8 @@ function patchV3(exported) {
             },
             (error) => {
                 const meta = (error && error.$metadata) || {};
-                const code = (error && (error.name || error.Code || error.code)) || 'Error';
+                const named = error && error.name && error.name !== 'Error' ? error.name : null;
+                const code = named || (error && (error.Code || error.code)) || 'Error';
                 const message = error && error.message ? String(error.message).slice(0, MAX_JSON) : null;
                 finish(meta.httpStatusCode, code, message, meta.attempts);
                 throw error;
@@ -188,13 +189,19 @@ function patchV3(exported) {
     Client.prototype.send = send;
 }
 
+function own(object, name) {
+    // Own properties only: a module still loading (a circular require) has a prototype that
+    // warns about every property looked up through it.
+    return Object.prototype.hasOwnProperty.call(object, name);
+}
+
 function isV3Core(exported) {
     return (
         exported &&
         typeof exported === 'object' &&
+        own(exported, 'Client') &&
+        own(exported, 'Command') &&
         typeof exported.Client === 'function' &&
-        typeof exported.Command === 'function' &&
-        exported.Client.prototype &&
         typeof exported.Client.prototype.send === 'function'
     );
 }
@@ -207,8 +214,12 @@ function patchV2(AWS) {
     }
     AWS[PATCHED] = true;
     const endpoint = process.env.AWS_ENDPOINT_URL;
-    if (endpoint) {
-        AWS.config.update({ endpoint, s3ForcePathStyle: true });
+    const defaults = AWS.Config && AWS.Config.prototype && AWS.Config.prototype.keys;
+    if (endpoint && defaults && typeof defaults === 'object') {
+        // The defaults of every Config made from now on (the SDK replaces AWS.config while it
+        // loads): a client given an endpoint of its own keeps it.
+        defaults.endpoint = endpoint;
+        defaults.s3ForcePathStyle = true;
     }
     AWS.events.on('validate', (request) => {
         try {
@@ -252,11 +263,12 @@ function isV2Core(exported) {
     return (
         exported &&
         (typeof exported === 'object' || typeof exported === 'function') &&
+        own(exported, 'VERSION') &&
+        own(exported, 'events') &&
+        own(exported, 'config') &&
         typeof exported.VERSION === 'string' &&
         exported.VERSION.startsWith('2.') &&
-        exported.events &&
         typeof exported.events.on === 'function' &&
-        exported.config &&
         typeof exported.config.update === 'function'
     );
 }
@@ -267,7 +279,7 @@ const originalLoad = Module._load;
 Module._load = function (request, parent, isMain) {
     const exported = originalLoad.apply(this, arguments);
     try {
-        if (typeof request === 'string' && request.includes('smithy-client') && isV3Core(exported)) {
+        if (typeof request === 'string' && request.includes('smithy') && isV3Core(exported)) {
             patchV3(exported);
         } else if (typeof request === 'string' && request.includes('core') && isV2Core(exported)) {
             patchV2(exported);

@@ -349,10 +349,34 @@ function onUncaught(error) {
     );
 }
 
+function onEmptyLoop() {
+    // Nothing is left to run and the handler's promise never settled (nor its callback was
+    // called): as Lambda, the invocation fails and the runtime exits.
+    const requestId = inFlight;
+    if (!requestId) {
+        return;
+    }
+    inFlight = null;
+    const body = {
+        errorType: 'Runtime.NodeJsExit',
+        errorMessage:
+            'Error: Runtime exited without providing a reason (the handler returned a promise ' +
+            'that never settled, or never called its callback, and nothing else was left to run)',
+        trace: [],
+    };
+    logError(body);
+    markEnd(requestId);
+    postError(`/invocation/${requestId}/error`, body).then(
+        () => process.exit(0),
+        () => process.exit(0)
+    );
+}
+
 async function main() {
     patchConsole();
     process.on('uncaughtException', onUncaught);
     process.on('unhandledRejection', (reason) => onUncaught(reason));
+    process.on('beforeExit', onEmptyLoop);
     const root = process.env.LAMBDA_TASK_ROOT || process.cwd();
     let handler;
     try {
