@@ -410,6 +410,10 @@ def timing_renderable(
                 step.duration_s, step.limit_s, palette, width=24, deterministic=deterministic
             )
         )
+        started = step.result.runtime_start_s
+        if started:
+            shown = format_duration(started, deterministic=deterministic)
+            line.append(f"   of which the JVM's start {shown} (not counted)", style=palette.muted)
         if step.callback_delay_s:
             delay = format_duration(step.callback_delay_s, deterministic=deterministic)
             line.append(f"   then waited {delay}", style=palette.muted)

@@ -31,6 +31,7 @@ from cfn_debug.endpoint.logs import LogBuffer, LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
 from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions, project_language, runtime_for
+from cfn_debug.endpoint.runtimes.handler_request import RequestRefused
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker
@@ -43,6 +44,9 @@ INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$"
 DETAILS_PATH = "/_cfn_debug/invocations/"
 #: The header an invocation's answer names that route in; other endpoints do not send it.
 DETAILS_HEADER = "X-Cfn-Debug-Details"
+#: The header an answer says in how long of its time the runtime started (the Java runtime's
+#: JVM), in ms: not the handler's time.
+RUNTIME_START_HEADER = "X-Cfn-Debug-Runtime-Start-Ms"
 TAIL_BYTES = 4096
 #: Lambda's limit on a synchronous invocation's request payload (6 MiB).
 MAX_REQUEST_BYTES = 6 * 1024 * 1024
@@ -413,6 +417,14 @@ class EmbeddedEndpoint:
         taken before this returns. ``on_log`` gets them before this returns, as it always did.
         """
         spec = pool.spec
+        try:
+            body = pool.runtime.adapt_request(body)
+        except RequestRefused as refused:
+            return (
+                refused.status,
+                _error_body("User", refused.message),
+                {"x-amzn-errortype": refused.error_type},
+            )
         invocation = Invocation(
             request_id, body, function_arn(spec.name), spec.timeout_s, logs=LogBuffer(secrets)
         )
@@ -442,6 +454,8 @@ class EmbeddedEndpoint:
         calls = redact_call_dicts(invocation.logs.calls(), secrets)
         self._aws_calls.put(request_id, calls)
         headers[DETAILS_HEADER] = DETAILS_PATH + request_id
+        if invocation.runtime_start_ms is not None:
+            headers[RUNTIME_START_HEADER] = f"{invocation.runtime_start_ms:.1f}"
         printing = self.on_log is not None or self.on_logs is not None
         if not tail and not printing:
             return 200, payload, headers

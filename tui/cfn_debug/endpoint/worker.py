@@ -67,6 +67,9 @@ class Invocation:
     exit_code: int | None = None
     started: float = 0.0  # monotonic time the worker took the invocation
     ended: float = 0.0
+    #: Of the invocation's time, how long its runtime took to start (the Java runtime's JVM,
+    #: one per invocation: java_shim sends it with the answer), in ms; None: not told.
+    runtime_start_ms: float | None = None
     answered: threading.Event = field(default_factory=threading.Event)
     logs_closed: threading.Event = field(default_factory=threading.Event)
     #: The runtime's connection whose answer (POST .../response or .../error) still waits for
@@ -89,6 +92,7 @@ class Invocation:
             self.logs = LogBuffer()
             self.outcome, self.payload, self.error_type, self.exit_code = None, b"", None, None
             self.started = self.ended = 0.0
+            self.runtime_start_ms = None
             self.answered = threading.Event()
             self.logs_closed = threading.Event()
 
@@ -115,6 +119,8 @@ def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str,
     wfile.write(response_bytes(status, body, headers))
 
 
+#: The header of an answer that says how long the runtime took to start (lower-case, as read).
+RUNTIME_START_HEADER = "cfn-debug-runtime-start-ms"
 _NOT_FOUND = b'{"errorMessage":"not found","errorType":"NotFound"}'
 _ACCEPTED = b'{"status":"OK"}'
 
@@ -328,6 +334,10 @@ class Worker:
             # A runtime without one (a plain aws-lambda-go binary): what it wrote before its
             # answer is in the pipe, and was just read.
             invocation.logs_closed.set()
+        started_ms = request.headers.get(RUNTIME_START_HEADER)
+        if started_ms is not None:
+            with contextlib.suppress(ValueError):
+                invocation.runtime_start_ms = max(float(started_ms), 0.0)
         kind = match.group("kind")
         if kind == "response":
             invocation.finish("response", body)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import time
 from typing import Any
 from urllib.parse import quote
@@ -25,6 +26,8 @@ from cfn_debug.records import InvokeResult, OutcomeKind
 DEFAULT_READ_TIMEOUT_S = 900.0
 #: The header cfn-debug's own endpoint (`serve`) names an invocation's logs-and-calls route in.
 DETAILS_HEADER = "x-cfn-debug-details"
+#: The header cfn-debug's own endpoint says the runtime's start in (ms; the Java runtime's JVM).
+RUNTIME_START_HEADER = "x-cfn-debug-runtime-start-ms"
 #: Said once, on the first step, by an invoker whose endpoint gives neither logs nor AWS calls.
 NO_DETAILS_NOTE = (
     "[cfn-debug] {url} does not give cfn-debug the handler's logs or its AWS calls (sam local "
@@ -215,6 +218,10 @@ class LocalInvoker:
             function_name=function_name,
         )
         result.logs = _decode_log_tail(headers.get("x-amz-log-result"))
+        started = headers.get(RUNTIME_START_HEADER)
+        if started is not None:
+            with contextlib.suppress(ValueError):
+                result.runtime_start_s = min(max(float(started) / 1000, 0.0), duration)
         if self._logs is not None and request_id:
             try:
                 result.logs = list(self._logs(request_id)) or result.logs

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cfn_debug.endpoint import proctree
-from cfn_debug.endpoint.runtimes.base import build_cache_dir
+from cfn_debug.endpoint.runtimes.base import BuildFailed, build_cache_dir
 from cfn_debug.errors import EndpointError
 
 #: Directories never part of a project's sources (build outputs, tools' caches, VCS).
@@ -112,8 +112,10 @@ def run_build(argv: list[str], cwd: Path, env: dict[str, str], what: str, hint: 
         process.wait()
         raise
     if process.returncode != 0:
-        raise EndpointError(
-            f"{what} failed (exit status {process.returncode}): {_gist(output)}{hint}"
+        text = ANSI.sub("", output.decode("utf-8", "replace")).splitlines()
+        raise BuildFailed(
+            f"{what} failed (exit status {process.returncode}): {_gist(output)}{hint}",
+            output=text[-ERROR_LINES * 4 :],
         )
 
 
