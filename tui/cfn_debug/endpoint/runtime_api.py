@@ -7,9 +7,10 @@ Why not http.server: it takes a thread per connection plus, for the pipe, a read
 own, and parses every request's headers with the email package. On the warm path that is three
 Python threads handing the GIL to each other per invocation, which is most of what an invoke of a
 trivial handler costs. The Runtime API is a private channel between the endpoint and a worker it
-started (the runtime clients send a request line, a few headers and a Content-Length body, one
-request at a time per connection), so the small reader below suffices; anything else it is sent
-(a chunked body, an oversized head, a malformed line) is answered 400 and the connection closed.
+started (the runtime clients send a request line, a few headers and a Content-Length body, or a
+chunked one with trailers as aws-lambda-go does, one request at a time per connection), so the
+small reader below suffices; anything else it is sent (another transfer coding, an oversized head,
+a malformed line) is answered 400 and the connection closed.
 
 The worker's logic (which route means what, who gets the invocation) stays in worker.py, which
 passes ``on_request`` and ``on_output``; a reply may be written from any thread
