@@ -75,6 +75,14 @@ public class NoteHandlers {
             System.out.println("planted fault: Exit, the JVM ends now");
             System.exit(3);
         }
+        if ("Hang".equals(fault)) {
+            System.out.println("planted fault: Hang, sleeping");
+            try {
+                Thread.sleep(600_000L);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if ("Throw".equals(fault)) {
             throw new IllegalStateException("planted fault: Throw");
         }
