@@ -103,6 +103,7 @@ _RESULT: _Spec = {
     "stack_trace": (False, "a list of strings", _is_str_list),
     "request_id": (False, "a string or null", _is_opt_str),
     "logs": (False, "a list of strings", _is_str_list),
+    "aws_calls_note": (False, "a string or null", _is_opt_str),
 }
 _FINDING: _Spec = {
     "rule_id": (True, "a string", _is_str),
