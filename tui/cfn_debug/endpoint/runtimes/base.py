@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from cfn_debug.errors import EndpointError
+from cfn_debug.locations import runtimes_dir
 
 if TYPE_CHECKING:
     from cfn_debug.endpoint.pyenv import ProgressCallback
@@ -122,9 +123,7 @@ def newest_mtime(root: Path, skip: frozenset[str] = frozenset()) -> float:
 
 def build_cache_dir() -> Path:
     """Where runtimes keep what is theirs (build locks, version checks): never the project."""
-    from cfn_debug.session import state_dir
-
-    return state_dir() / "runtimes"
+    return runtimes_dir()
 
 
 @contextlib.contextmanager
