@@ -22,7 +22,7 @@ from cfn_debug.endpoint.proctree import members
 from cfn_debug.errors import EndpointError
 from reliability.support import alive, child_env, free_port, stop, wait_for
 
-from .conftest import PROJECTS, REPO, cfn_debug, needs_node
+from .conftest import NODE, PROJECTS, REPO, cfn_debug, needs_node
 
 pytestmark = [needs_node, pytest.mark.timeout(120)]
 
@@ -258,3 +258,18 @@ def test_a_node_older_than_the_handler_librarys_engines_is_a_clear_error(tmp_pat
     message = str(caught.value)
     assert str(library / "package.json") in message
     assert "needs Node.js >=99.0.0 (engines.node)" in message and "--node PATH" in message
+
+
+def test_node_names_the_node_executable_and_a_wrong_one_is_one_line(tmp_path: Path) -> None:
+    request = {"clientRequestToken": "t-1", "desiredResourceState": {"Mode": "escape"}}
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "CREATE", "request": request, "callbackContext": None}))
+    args = ("run", "--project", str(NODE_ECHO), "--function-name", "Echo", "--no-journal")
+    wrong = cfn_debug(*args, "--node", str(tmp_path / "no-node"), str(event))
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == (
+        f"cfn-debug: error: {tmp_path / 'no-node'}: --node: expected an executable node"
+    )
+    assert NODE is not None
+    right = cfn_debug(*args, "--node", NODE, str(event))
+    assert right.returncode == 0, right.stdout + right.stderr

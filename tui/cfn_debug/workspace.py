@@ -92,6 +92,7 @@ class Workspace:
         python: str | None = None,
         on_env_progress: ProgressCallback | None = None,
         aws: AwsOptions | None = None,
+        node: str | None = None,
         progress: Progress | None = None,
     ) -> Workspace:
         """Discover the project, load its schema and connect to (or start) the endpoint.
@@ -142,6 +143,7 @@ class Workspace:
                 session.env_vars,
                 python,
                 on_env_progress,
+                node,
             )
         except BaseException:
             session.close()
@@ -379,6 +381,7 @@ def _connect(
     env_vars: dict[str, Any] | None,
     python: str | None = None,
     on_env_progress: ProgressCallback | None = None,
+    node: str | None = None,
 ) -> tuple[Invoker, str, Any]:
     if endpoint is None:
         if project.functions_error is not None:
@@ -393,12 +396,19 @@ def _connect(
         from cfn_debug.invoke.local import LocalInvoker
 
         embedded = EmbeddedEndpoint(
-            project.root, env_vars=env_vars, python=python, on_env_progress=on_env_progress
+            project.root,
+            env_vars=env_vars,
+            python=python,
+            on_env_progress=on_env_progress,
+            node=node,
         )
         embedded.start()
         try:
             invoker = LocalInvoker(
-                embedded.url, logs=embedded.logs_for, aws_calls=embedded.aws_calls_for
+                embedded.url,
+                logs=embedded.logs_for,
+                aws_calls=embedded.aws_calls_for,
+                aws_calls_note=embedded.aws_calls_note,
             )
         except BaseException:
             embedded.stop()

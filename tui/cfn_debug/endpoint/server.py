@@ -186,10 +186,13 @@ class _InvokeApi:
         """cfn-debug's own route: one invocation's logs and AWS calls (for `run --endpoint`)."""
         wanted = unquote(request.target[len(DETAILS_PATH) :].partition("?")[0])
         endpoint = self.endpoint
-        details = {
+        details: dict[str, Any] = {
             "logs": endpoint.logs_for(wanted),
             "aws_calls": endpoint.aws_calls_for(wanted),
         }
+        note = endpoint.aws_calls_note_for(wanted)
+        if note is not None:
+            details["aws_calls_note"] = note
         return Reply(200, json.dumps(details).encode(), {"x-amzn-RequestId": request_id})
 
 
@@ -272,6 +275,8 @@ class EmbeddedEndpoint:
         self.runtimes: dict[str, Runtime] = {}
         self._logs: LogStore[str] = LogStore()
         self._aws_calls: LogStore[dict[str, Any]] = LogStore()
+        #: request id -> [the function that ran it], for the details route's aws_calls_note
+        self._functions_by_request: LogStore[str] = LogStore()
         self._server: HttpServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -355,6 +360,11 @@ class EmbeddedEndpoint:
         """What a function's steps say instead of AWS calls when its runtime records none."""
         runtime = self.runtimes.get(function)
         return runtime.aws_calls_note if runtime is not None else None
+
+    def aws_calls_note_for(self, request_id: str) -> str | None:
+        """aws_calls_note of the function that ran that invocation (one of the last 1,000)."""
+        function = self._functions_by_request.get(request_id)
+        return self.aws_calls_note(function[0]) if function else None
 
     def stop(self) -> None:
         with self._lock:
@@ -453,6 +463,8 @@ class EmbeddedEndpoint:
         self._logs.put(request_id, lines)
         calls = redact_call_dicts(invocation.logs.calls(), secrets)
         self._aws_calls.put(request_id, calls)
+        if not calls and pool.runtime.aws_calls_note is not None:
+            self._functions_by_request.put(request_id, [spec.name])
         headers[DETAILS_HEADER] = DETAILS_PATH + request_id
         if invocation.runtime_start_ms is not None:
             headers[RUNTIME_START_HEADER] = f"{invocation.runtime_start_ms:.1f}"

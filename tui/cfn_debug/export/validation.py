@@ -108,6 +108,7 @@ _RESULT: _Spec = {
         "a number of seconds or null",
         lambda v: v is None or _is_number(v),
     ),
+    "aws_calls_note": (False, "a string or null", _is_opt_str),
 }
 _FINDING: _Spec = {
     "rule_id": (True, "a string", _is_str),

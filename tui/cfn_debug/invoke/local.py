@@ -11,6 +11,7 @@ import asyncio
 import base64
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -66,6 +67,7 @@ class LocalInvoker:
         *,
         logs: LogsHook | None = None,
         aws_calls: AwsCallsHook | None = None,
+        aws_calls_note: Callable[[str], str | None] | None = None,
         log_tail: bool = False,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
         connect_timeout_s: float = 3.0,
@@ -75,6 +77,8 @@ class LocalInvoker:
         self.label = self.base_url
         self._logs = logs
         self._aws_calls = aws_calls
+        #: function name -> what stands for its AWS calls when its runtime records none
+        self._aws_calls_note = aws_calls_note
         self._log_tail = log_tail
         self._noted_no_details = False
         self._details_client: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
@@ -228,6 +232,8 @@ class LocalInvoker:
             except Exception as exc:  # a log hook must never lose the invocation's result
                 result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
         await self._add_details(result, headers.get(DETAILS_HEADER))
+        if self._aws_calls_note is not None and not result.aws_calls:
+            result.aws_calls_note = self._aws_calls_note(function_name)
         return result
 
     async def _add_details(self, result: InvokeResult, details: str | None) -> None:
@@ -272,6 +278,9 @@ class LocalInvoker:
         calls = details.get("aws_calls")
         if isinstance(calls, list):
             result.aws_calls = calls_from_dicts(calls)
+        note = details.get("aws_calls_note")
+        if isinstance(note, str) and not result.aws_calls:
+            result.aws_calls_note = note
 
     async def aclose(self) -> None:
         details, self._details_client = self._details_client, None
