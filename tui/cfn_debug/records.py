@@ -48,10 +48,6 @@ class OutcomeKind(str, Enum):
     HTTP_ERROR = "http_error"  # the endpoint answered with an error (x-amzn-errortype)
 
 
-#: The metadata of a field that is in a record's JSON only when it is set (not None).
-OMIT_NONE = {"omit_none": True}
-
-
 @dataclass
 class InvokeResult:
     """One invocation's typed outcome, as the invoker saw it."""
@@ -69,11 +65,11 @@ class InvokeResult:
     #: Of duration_s, the time the runtime took to start before the handler ran (the Java
     #: runtime starts a JVM per invocation, as the plugin's executable mode does; Lambda keeps
     #: it warm): shown apart in Timing, not counted against the 60/30 s limits. None: none.
-    runtime_start_s: float | None = field(default=None, metadata=OMIT_NONE)
+    runtime_start_s: float | None = None
     #: What stands for the AWS calls when the endpoint's runtime for the function records none
     #: ("AWS calls: not recorded for this runtime (...)"); None where they are recorded or the
-    #: endpoint does not say. In the JSON only when set.
-    aws_calls_note: str | None = field(default=None, metadata=OMIT_NONE)
+    #: endpoint does not say.
+    aws_calls_note: str | None = None
     # the AWS calls the handler made, as the endpoint reported them; build_step moves them to
     # Step.aws_calls (the durable place: they are not part of the result's JSON)
     aws_calls: list[AwsCall] = field(
@@ -96,19 +92,12 @@ class InvokeResult:
         data = asdict(self)
         data["kind"] = self.kind.value
         del data["aws_calls"]
-        for name in OMITTED_WHEN_NONE:  # in the JSON only when set
-            if data[name] is None:
-                del data[name]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> InvokeResult:
         fields = {key: value for key, value in data.items() if key != "aws_calls"}
         return cls(**{**fields, "kind": OutcomeKind(data["kind"])})
-
-
-#: InvokeResult's fields written only when set (see OMIT_NONE).
-OMITTED_WHEN_NONE = ("runtime_start_s", "aws_calls_note")
 
 
 @dataclass(frozen=True)

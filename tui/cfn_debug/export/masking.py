@@ -215,7 +215,6 @@ def trie_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-_OMIT_NONE: dict[type, tuple[str, ...]] = {}
 _SHARED = frozenset({str, int, float, bool, type(None), dict})
 
 
@@ -234,9 +233,6 @@ def record_dict(value: Any) -> Any:
             item = getattr(value, name)
             # Most fields are strings, numbers or JSON payloads: no call for those.
             out[name] = item if type(item) in _SHARED else record_dict(item)
-        for name in _OMIT_NONE[kind]:  # in the JSON only when set, as to_dict writes them
-            if out[name] is None:
-                del out[name]
         return out
     if kind in _SHARED:
         return value
@@ -249,7 +245,6 @@ def record_dict(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         # a "transient" field (InvokeResult.aws_calls) is not part of the record's JSON
         _FIELD_NAMES[kind] = tuple(f.name for f in fields(value) if not f.metadata.get("transient"))
-        _OMIT_NONE[kind] = tuple(f.name for f in fields(value) if f.metadata.get("omit_none"))
         return record_dict(value)
     return value
 

@@ -29,15 +29,7 @@ from cfn_debug import __version__
 from cfn_debug.errors import JournalError
 from cfn_debug.journal.models import PLACES, ModelRefs, model_at, restore_models
 from cfn_debug.locations import default_journal_path
-from cfn_debug.records import (
-    OMITTED_WHEN_NONE,
-    ChainEvent,
-    RunEnded,
-    RunRecord,
-    RunStarted,
-    Step,
-    StepCompleted,
-)
+from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.text.jsonfast import exact
 from cfn_debug.text.redact import redact, redacted_json_parts
 from cfn_debug.text.samejson import same_json
@@ -387,9 +379,6 @@ def _step_dict(step: Step) -> dict[str, Any]:
     data = {**step.__dict__, "action": step.action.value}
     data["result"] = {**result.__dict__, "kind": result.kind.value}
     del data["result"]["aws_calls"]  # durable on the step (Step.aws_calls), not the result
-    for name in OMITTED_WHEN_NONE:
-        if getattr(result, name) is None:
-            del data["result"][name]  # as InvokeResult.to_dict: only when set
     data["aws_calls"] = [c.to_dict() for c in step.aws_calls]
     # Finding.to_dict and Change.to_dict without dataclasses.asdict's deep copy of each value
     data["findings"] = [{**f.__dict__, "level": f.level.value} for f in step.findings]
