@@ -64,7 +64,7 @@ class InvokeResult:
     logs: list[str] = field(default_factory=list)  # the handler's own lines for this invocation
     #: What stands for the AWS calls when the endpoint's runtime for the function records none
     #: ("AWS calls: not recorded for this runtime (...)"); None where they are recorded or the
-    #: endpoint does not say. In the JSON only when set.
+    #: endpoint does not say.
     aws_calls_note: str | None = None
     # the AWS calls the handler made, as the endpoint reported them; build_step moves them to
     # Step.aws_calls (the durable place: they are not part of the result's JSON)
@@ -83,8 +83,6 @@ class InvokeResult:
         data = asdict(self)
         data["kind"] = self.kind.value
         del data["aws_calls"]
-        if data["aws_calls_note"] is None:
-            del data["aws_calls_note"]
         return data
 
     @classmethod

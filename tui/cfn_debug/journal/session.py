@@ -379,8 +379,6 @@ def _step_dict(step: Step) -> dict[str, Any]:
     data = {**step.__dict__, "action": step.action.value}
     data["result"] = {**result.__dict__, "kind": result.kind.value}
     del data["result"]["aws_calls"]  # durable on the step (Step.aws_calls), not the result
-    if result.aws_calls_note is None:
-        del data["result"]["aws_calls_note"]  # as InvokeResult.to_dict: only when set
     data["aws_calls"] = [c.to_dict() for c in step.aws_calls]
     # Finding.to_dict and Change.to_dict without dataclasses.asdict's deep copy of each value
     data["findings"] = [{**f.__dict__, "level": f.level.value} for f in step.findings]
