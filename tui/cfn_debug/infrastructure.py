@@ -50,7 +50,8 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         detail = f": {result.error_message}" if result.error_message else ""
         return f"the function could not be loaded ({result.error_type}{detail})"
     progress = result.progress
-    succeeded = isinstance(progress, dict) and progress.get("status") in ("SUCCESS", "IN_PROGRESS")
+    status = result.status  # a hook's hookStatus too
+    succeeded = status in ("SUCCESS", "IN_PROGRESS")
     unserved = None if succeeded else _unserved_call(result.aws_calls)
     if unserved is not None:
         status = f"HTTP {unserved.http_status}" if unserved.http_status else "answered"
@@ -61,7 +62,7 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         )
     if result.kind is not OutcomeKind.PROGRESS or not isinstance(progress, dict):
         return None
-    if progress.get("status") != "FAILED" or progress.get("errorCode") != "InternalFailure":
+    if status != "FAILED" or progress.get("errorCode") != "InternalFailure":
         return None
     if progress.get("message") not in _LIBRARY_EXCEPTION_MESSAGES:
         return None

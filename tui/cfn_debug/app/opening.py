@@ -87,6 +87,7 @@ def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
         python=config.python,
         node=config.node,
         aws=config.aws,
+        type_configuration=config.type_configuration,
         progress=progress.setup,
         on_env_progress=progress.env,
     )

@@ -76,6 +76,7 @@ _RUN: _Spec = {
     "chain_findings": (False, "a list of findings", _is_list),
     "total_s": (False, "a number of seconds", _is_number),
     "user_wait_s": (False, "a number of seconds", _is_number),
+    "verdict": (False, "a string or null (a hook's verdict)", _is_opt_str),
 }
 _STEP: _Spec = {
     "index": (True, "an integer", _is_int),

@@ -61,6 +61,12 @@ def check_schema_file(path: Path) -> SchemaReport:
     except SchemaError as error:
         note = SchemaNote("", "error", error.detail)
         return SchemaReport(path, False, notes=[note], unreadable=True)
+    from cfn_debug.hooks.schema import hook_schema_problems, looks_like_hook_schema
+
+    if looks_like_hook_schema(data):  # a hook's schema (cfn_debug.hooks)
+        type_name, problems = hook_schema_problems(data, path)
+        notes = [SchemaNote(pointer, level, message) for pointer, level, message in problems]
+        return SchemaReport(path, type_name is not None, type_name, notes=notes)
     try:
         schema = schema_from_dict(data, path=path, strict=False)
     except SchemaError as error:
