@@ -34,6 +34,15 @@ STACK_NAME = "cfn-debug-setup"
 WAIT_S = 300.0
 
 
+#: The local AWS answered XML botocore cannot parse: moto writes a control character of a value
+#: raw into its XML answer, which no XML reader accepts.
+UNREADABLE = (
+    "the local AWS's answer about the setup stack cannot be read: XML cannot carry a control "
+    "character, and an Output, Export name, parameter or resource property of the stack holds "
+    "one; remove it from the template"
+)
+
+
 class SetupError(CfnDebugError):
     """The setup stack could not be deployed."""
 
@@ -135,6 +144,7 @@ def deploy_setup(
     """Create the stack from ``template`` with ``client`` (a boto3 CloudFormation client), wait
     for it, check that every resource exists, and list the exports."""
     from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
 
     report = progress or (lambda _p: None)
     text, resources, outputs = template_resources(template)
@@ -152,6 +162,8 @@ def deploy_setup(
         found = _stack_resources(client, stack_name)
     except (ClientError, BotoCoreError) as error:
         raise SetupError(f"the setup stack could not be deployed: {error}", path=template) from None
+    except ResponseParserError:
+        raise SetupError(UNREADABLE, path=template) from None
     if status != "CREATE_COMPLETE":
         raise SetupError(
             f"the setup stack ended {status}" + (f": {reason}" if reason else ""), path=template
@@ -181,6 +193,8 @@ def deploy_setup(
         exports = list_exports(client)
     except (ClientError, BotoCoreError) as error:
         raise SetupError(f"cannot list the exports: {error}", path=template) from None
+    except ResponseParserError:
+        raise SetupError(UNREADABLE, path=template) from None
     seconds = time.perf_counter() - started
     report(SetupProgress(f"stack {stack_name} ready: {len(exports)} export(s)", total, total))
     return SetupResult(stack_name, template, resources, exports, seconds)
