@@ -1,0 +1,44 @@
+"""Authoring slips `cfn-debug schema` warns about, and the $ref cycle it refuses."""
+
+from __future__ import annotations
+
+from cfn_debug.schema_slips import ref_cycle, slip_notes
+
+
+def test_pointer_style_required_entries_are_warned_about() -> None:
+    notes = slip_notes(
+        {"properties": {"Name": {"type": "string"}}, "required": ["/properties/Name", "Nmae"]}
+    )
+    assert [(n.pointer, n.level) for n in notes] == [
+        ("/required/0", "warning"),
+        ("/required/1", "warning"),
+    ]
+    assert "'Name'" in notes[0].message and "'Nmae'" in notes[1].message
+
+
+def test_bare_names_in_pointer_lists_are_warned_about() -> None:
+    notes = slip_notes({"properties": {"Id": {}}, "primaryIdentifier": ["Id"]})
+    assert [(n.pointer, n.level) for n in notes] == [("/primaryIdentifier/0", "warning")]
+    assert "/properties/Id" in notes[0].message
+
+
+def test_a_bare_ref_cycle_is_an_error_naming_the_pointer() -> None:
+    data = {
+        "definitions": {"A": {"$ref": "#/definitions/B"}, "B": {"$ref": "#/definitions/A"}},
+        "properties": {"Tree": {"$ref": "#/definitions/A", "description": "x"}},
+    }
+    assert ref_cycle(data) == (
+        "/definitions/A",
+        "/definitions/A -> /definitions/B -> /definitions/A",
+    )
+    (note,) = slip_notes(data)
+    assert note.level == "error" and note.pointer == "/definitions/A"
+
+
+def test_a_recursive_structure_is_no_cycle() -> None:
+    node = {
+        "type": "object",
+        "properties": {"children": {"type": "array", "items": {"$ref": "#/definitions/Node"}}},
+    }
+    data = {"definitions": {"Node": node}, "properties": {"Tree": {"$ref": "#/definitions/Node"}}}
+    assert ref_cycle(data) is None and slip_notes(data) == []
