@@ -11,6 +11,9 @@ handler's answer:
 - the handler raised because AWS could not be reached (botocore's EndpointConnectionError,
   ConnectTimeoutError, ...): the library answers FAILED InternalFailure, but the cause is the
   network or a local AWS (``--local-aws``) that is not running;
+- a request cloudformation-cli-python-lib refused before the handler ran (a request field its
+  version does not read, a property the handler's model class lacks: ``pylib.refusal``): the
+  handler never saw it;
 - a call the local AWS could not serve: moto's server answers a service or an operation it does
   not implement with an HTML 500 page, and whatever the handler then answers (FAILED
   InternalFailure, GeneralServiceException, ...) says nothing about its contract.
@@ -61,6 +64,11 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         )
     if result.kind is not OutcomeKind.PROGRESS or not isinstance(progress, dict):
         return None
+    from cfn_debug.pylib.refusal import library_refusal
+
+    refused = library_refusal(progress, result.logs)
+    if refused is not None:
+        return refused.line
     if progress.get("status") != "FAILED" or progress.get("errorCode") != "InternalFailure":
         return None
     if progress.get("message") not in _LIBRARY_EXCEPTION_MESSAGES:
