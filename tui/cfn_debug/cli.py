@@ -292,10 +292,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print writeOnly property values instead of masking them",
     )
-    scenario.add_argument(
+    uniqueness = scenario.add_mutually_exclusive_group()
+    uniqueness.add_argument(
+        "--unique",
+        action="store_true",
+        help="give the identifiers the inputs write a per-run suffix (by default they are sent "
+        "as written; a create answered AlreadyExists is retried once with a suffix)",
+    )
+    uniqueness.add_argument(
         "--no-unique",
         action="store_true",
-        help="send identifiers as the inputs give them (no per-run suffix)",
+        help="never add a suffix, not even to retry a create answered AlreadyExists",
     )
     scenario.add_argument("--list", action="store_true", help="list the scenarios and exit")
 

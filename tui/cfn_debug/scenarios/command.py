@@ -184,7 +184,9 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             shape=Shape(args.shape.replace("-", "_")) if args.shape else None,
             examples=args.examples,
             seed=args.seed,
-            unique=not getattr(args, "no_unique", False),
+            unique=False if getattr(args, "no_unique", False) else (
+                True if getattr(args, "unique", False) else None
+            ),
             generate=bool(getattr(args, "generate", False)),
         )
         partial["type_configuration"] = options.type_configuration

@@ -48,8 +48,10 @@ class ScenarioOptions:
     shrink_budget: int = 150  # generated-inputs: further runs allowed to shrink a failure
     seed: int | None = None  # generated-inputs: Hypothesis seed, for a reproducible search
     max_list_pages: int = 100
-    #: give identifiers the handler names a per-run suffix (--no-unique: False)
-    unique: bool = True
+    #: a per-run suffix on identifiers the handler names: None sends what the user wrote as
+    #: written (generated values get one; a create answered AlreadyExists is retried once with
+    #: one), True always (--unique), False never (--no-unique)
+    unique: bool | None = None
     #: model pointers whose values came from an export or --export: never made unique
     unique_exempt: frozenset[str] = frozenset()
     #: run generated-inputs with ``all`` even when the project has input files (--generate)
