@@ -15,8 +15,9 @@ handler's answer:
   version does not read, a property the handler's model class lacks: ``pylib.refusal``): the
   handler never saw it;
 - a call the local AWS could not serve: moto's server answers a service or an operation it does
-  not implement with an HTML 500 page, and whatever the handler then answers (FAILED
-  InternalFailure, GeneralServiceException, ...) says nothing about its contract.
+  not implement with an HTML 500 page (or answers XML botocore cannot parse), and whatever the
+  handler then answers (FAILED InternalFailure, GeneralServiceException, ...) says nothing
+  about its contract.
 """
 
 from __future__ import annotations
@@ -57,10 +58,14 @@ def infrastructure_error(result: InvokeResult) -> str | None:
     unserved = None if succeeded else _unserved_call(result.aws_calls)
     if unserved is not None:
         status = f"HTTP {unserved.http_status}" if unserved.http_status else "answered"
+        what = (
+            "with XML botocore cannot parse: AWS never answers so"
+            if _unparseable_xml(unserved)
+            else "with a web server's error page: moto does not implement it, or failed on it"
+        )
         return (
             f"the local AWS could not serve {unserved.service} {unserved.operation} ({status} "
-            "with a web server's error page: moto does not implement it, or failed on it): an "
-            "infrastructure limit, not the handler's answer"
+            f"{what}): an infrastructure limit, not the handler's answer"
         )
     if result.kind is not OutcomeKind.PROGRESS or not isinstance(progress, dict):
         return None
@@ -99,4 +104,15 @@ def _unserved_call(calls: Any) -> Any:
             "b'<!doctype html" in message or "b'<html" in message
         ):
             return call
+        if _unparseable_xml(call):
+            return call
     return None
+
+
+def _unparseable_xml(call: Any) -> bool:
+    """botocore could not parse an XML answer (moto echoing a value with characters XML cannot
+    hold, say): no AWS answers with malformed XML."""
+    message = (getattr(call, "error_message", None) or "").lower()
+    return getattr(call, "error_code", None) == "ResponseParserError" and (
+        "invalid xml received" in message
+    )

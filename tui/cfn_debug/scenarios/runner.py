@@ -211,7 +211,7 @@ def _ends_every_scenario(result: ScenarioResult) -> str | None:
         if why is None:
             continue
         if why.startswith("the local AWS could not serve "):
-            return why.split(" (", 1)[0].replace("could not serve", "lacks")
+            return why.split(" (", 1)[0]
         if "cloudformation-cli-python-lib" in why:
             return "the handler's library refused the request"
     return None
