@@ -155,6 +155,6 @@ def test_a_self_referencing_schema_is_a_schema_error() -> None:
     data = json.loads(schema.read_text())
     data.pop("definitions")
     data["properties"].pop("Note")
-    from cfn_debug.schema_slips import slips
+    from cfn_debug.schema.slips import slips
 
     assert [s[:2] for s in slips(data)] == [("/required/0", "warning")]

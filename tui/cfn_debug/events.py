@@ -22,8 +22,8 @@ from typing import Any
 
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_text
-from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 from cfn_debug.records import Action
+from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 DEFAULT_REGION = "us-east-1"
 DEFAULT_ACCOUNT = "123456789012"
@@ -516,9 +516,19 @@ def _fitted(payload: dict[str, Any], event: NormalizedEvent, d: PayloadDefaults)
 
     keep = {"clientRequestToken", "bearerToken", "action", "request", "requestData"}
     keep.update(
-        key for key in ("typeConfiguration", "desiredResourceTags", "previousResourceTags",
-                        "systemTags", "previousSystemTags", "stackTags", "previousStackTags",
-                        "nextToken", "previousResourceState", "logicalResourceIdentifier")
+        key
+        for key in (
+            "typeConfiguration",
+            "desiredResourceTags",
+            "previousResourceTags",
+            "systemTags",
+            "previousSystemTags",
+            "stackTags",
+            "previousStackTags",
+            "nextToken",
+            "previousResourceState",
+            "logicalResourceIdentifier",
+        )
     )
     keep.update(k for k, attr in _FILLED.items() if getattr(event, attr, None) is not None)
     return fit_payload(payload, d.library, keep)[0]

@@ -2,8 +2,8 @@
 ``example_inputs/``) holds a model the schema rejects, and `cfn test` sends it to see the
 handler refuse it. For such an event FAILED InvalidRequest is the pass: the input-valid finding
 is its premise and requested-properties-returned does not apply (both dropped), a request the
-library refused before the handler ran is not judged, and any other answer is an ``invalid-input-rejected`` SHOULD finding
-on the chain's last step.
+library refused before the handler ran is not judged, and any other answer is an
+``invalid-input-rejected`` SHOULD finding on the chain's last step.
 
 :func:`expected_failure` marks the event (consumers may show it: "expected to fail").
 """

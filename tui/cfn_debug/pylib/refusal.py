@@ -13,9 +13,9 @@ field, in one line.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cfn_debug.pylib.shape import DISTRIBUTION, PACKAGE, LibraryShape, shape_in
@@ -53,7 +53,7 @@ class Refusal:
     input_fault: bool
 
 
-_LIBRARY_FILE = re.compile(r'File "(?P<dir>[^"]*?)[/\\\\]' + PACKAGE + r'[/\\\\]')
+_LIBRARY_FILE = re.compile(r'File "(?P<dir>[^"]*?)[/\\\\]' + PACKAGE + r"[/\\\\]")
 
 
 def library_in_logs(logs: Sequence[str]) -> LibraryShape | None:

@@ -36,7 +36,7 @@ def _keep_out_of_the_project() -> None:
     the working directory, which is usually the user's project."""
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    from cfn_debug.session import state_dir
+    from cfn_debug.locations import state_dir
 
     set_hypothesis_home_dir(state_dir() / "hypothesis")
 
@@ -87,7 +87,7 @@ def _top_patterns(plain: dict[str, Any]) -> list[Any]:
     not), its ``$`` matches before a final newline, its ``\\d`` and ``\\w`` match non-ASCII
     digits and letters. A string only Python accepts is an input the schema rejects, and sending
     it as a valid input blames a correct handler (input-valid, model-conforms-to-schema)."""
-    from cfn_debug.ecma_regex import compile_ecma
+    from cfn_debug.schema.ecma_regex import compile_ecma
 
     source = plain.get("pattern")
     return [compile_ecma(source)] if isinstance(source, str) else []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cfn_debug.schema_slips import ref_cycle, slips
+from cfn_debug.schema.slips import ref_cycle, slips
 
 
 def test_pointer_style_required_entries_are_warned_about() -> None:
