@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from cfn_debug.pylib.shape import DISTRIBUTION, LibraryShape
+from cfn_debug.pylib.shape import DISTRIBUTION, PACKAGE, LibraryShape, shape_in
 
 #: The library's message for an error while building the request: "<error> (<ErrorType>)".
 _SUFFIXED = re.compile(r"^(?P<error>.*) \((?P<kind>TypeError|KeyError|InvalidRequest)\)$", re.S)
@@ -50,6 +51,19 @@ class Refusal:
     line: str
     field: str
     input_fault: bool
+
+
+_LIBRARY_FILE = re.compile(r'File "(?P<dir>[^"]*?)[/\\\\]' + PACKAGE + r"[/\\\\]")
+
+
+def library_in_logs(logs: Sequence[str]) -> LibraryShape | None:
+    """The library whose files the invocation's traceback names (so its version is known
+    without asking the endpoint), or None."""
+    for entry in reversed(logs):
+        match = _LIBRARY_FILE.search(entry)
+        if match is not None:
+            return shape_in([Path(match.group("dir"))])
+    return None
 
 
 def _library(shape: LibraryShape | None) -> str:
@@ -89,7 +103,7 @@ def library_refusal(
     if _parse_frames_in(logs) is False:
         return None
     error, kind = match.group("error"), match.group("kind")
-    library = _library(shape)
+    library = _library(shape or library_in_logs(logs))
     if kind == "TypeError":
         unexpected = _UNEXPECTED.search(error)
         if unexpected is not None:

@@ -38,6 +38,7 @@ REQUIRED_FILL: dict[str, Any] = {
     "providerLogGroupName": "",
     "stackId": "",
     "logicalResourceId": "MyResource",
+    "resourceType": "",
 }
 
 
@@ -62,6 +63,23 @@ class LibraryShape:
     @property
     def label(self) -> str:
         return f"{DISTRIBUTION} {self.version}"
+
+    def needs_fitting(self) -> bool:
+        """Whether a request as cfn-debug builds it for the newest library would not fit this
+        one (an old version); False for the versions that read it as it is."""
+        sent = {
+            "TestEvent": {"credentials", "action", "request", "callbackContext", "region"},
+            "UnmodelledRequest": {"clientRequestToken", "region", "awsAccountId"},
+            "HandlerRequest": {"action", "awsAccountId", "bearerToken", "region", "requestData"},
+            "RequestData": {"resourceProperties", "logicalResourceId", "callerCredentials"},
+        }
+        for name, keys in sent.items():
+            found = self.classes.get(name)
+            if found is None:
+                continue
+            if found.required - keys or not all(self.reads(name, k) for k in keys):
+                return True
+        return False
 
     def reads(self, class_name: str, key: str) -> bool:
         """Whether ``class_name`` takes ``key`` (True when the class is unknown or tolerant)."""
@@ -151,7 +169,8 @@ def _venv_paths(python: Path) -> list[Path] | None:
 
 @lru_cache(maxsize=16)
 def _interpreter_paths(python: str) -> tuple[Path, ...]:
-    if Path(python).resolve() == Path(sys.executable).resolve() or python == sys.executable:
+    # a venv's python is a symlink to its base interpreter: compare the paths, not their targets
+    if os.path.abspath(python) == os.path.abspath(sys.executable):
         return tuple(Path(p) for p in sys.path if p)
     from_disk = _venv_paths(Path(python))
     if from_disk is not None:

@@ -2,7 +2,8 @@
 cloudformation-cli-python-lib 2.0.0 (its requirements pin it)."""
 
 import logging
-from typing import Any, MutableMapping, Optional
+from collections.abc import MutableMapping
+from typing import Any
 
 from botocore.exceptions import ClientError
 from cloudformation_cli_python_lib import (
@@ -24,13 +25,13 @@ test_entrypoint = resource.test_entrypoint
 Context = MutableMapping[str, Any]
 
 
-def _ssm(session: Optional[SessionProxy]) -> Any:
+def _ssm(session: SessionProxy | None) -> Any:
     if session is None:
         raise exceptions.InvalidCredentials(TYPE_NAME)
     return session.client("ssm")
 
 
-def _read(client: Any, name: str) -> Optional[str]:
+def _read(client: Any, name: str) -> str | None:
     try:
         return client.get_parameter(Name=name)["Parameter"]["Value"]
     except ClientError as error:
@@ -39,13 +40,13 @@ def _read(client: Any, name: str) -> Optional[str]:
         raise
 
 
-def _done(model: Optional[ResourceModel]) -> ProgressEvent:
+def _done(model: ResourceModel | None) -> ProgressEvent:
     return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=model)
 
 
 @resource.handler(Action.CREATE)
 def create_handler(
-    session: Optional[SessionProxy], request: ResourceHandlerRequest, callback_context: Context
+    session: SessionProxy | None, request: ResourceHandlerRequest, callback_context: Context
 ) -> ProgressEvent:
     model = request.desiredResourceState
     client = _ssm(session)
@@ -60,7 +61,7 @@ def create_handler(
 
 @resource.handler(Action.READ)
 def read_handler(
-    session: Optional[SessionProxy], request: ResourceHandlerRequest, callback_context: Context
+    session: SessionProxy | None, request: ResourceHandlerRequest, callback_context: Context
 ) -> ProgressEvent:
     model = request.desiredResourceState
     value = _read(_ssm(session), model.Name)
@@ -71,7 +72,7 @@ def read_handler(
 
 @resource.handler(Action.UPDATE)
 def update_handler(
-    session: Optional[SessionProxy], request: ResourceHandlerRequest, callback_context: Context
+    session: SessionProxy | None, request: ResourceHandlerRequest, callback_context: Context
 ) -> ProgressEvent:
     model = request.desiredResourceState
     previous = request.previousResourceState
@@ -86,7 +87,7 @@ def update_handler(
 
 @resource.handler(Action.DELETE)
 def delete_handler(
-    session: Optional[SessionProxy], request: ResourceHandlerRequest, callback_context: Context
+    session: SessionProxy | None, request: ResourceHandlerRequest, callback_context: Context
 ) -> ProgressEvent:
     model = request.desiredResourceState
     try:

@@ -1,7 +1,8 @@
 # The shape `cfn generate` gave a Python resource type's models with plugin 2.0.0 (no type
 # configuration), for this fixture's schema.
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Optional
 
 from cloudformation_cli_python_lib.interface import BaseModel, BaseResourceHandlerRequest
 from cloudformation_cli_python_lib.recast import recast_object
@@ -16,13 +17,13 @@ class ResourceHandlerRequest(BaseResourceHandlerRequest):
 
 @dataclass
 class ResourceModel(BaseModel):
-    Name: Optional[str]
-    Value: Optional[str]
+    Name: str | None
+    Value: str | None
 
     @classmethod
     def _deserialize(
         cls: type["_ResourceModel"],
-        json_data: Optional[Mapping[str, Any]],
+        json_data: Mapping[str, Any] | None,
     ) -> Optional["_ResourceModel"]:
         if not json_data:
             return None

@@ -8,15 +8,16 @@
 - a ``$ref`` cycle with nothing to validate (``{"$ref": "#/definitions/Node"}`` inside
   ``Node``, directly or through other bare references): following it never reaches a schema.
 
-``slip_notes`` lists them as SchemaNotes (pointer, level, message); ``ref_cycle`` answers the
-first bare ``$ref`` cycle, which makes the schema unusable (an error, not a warning).
+``slips`` lists them as (pointer, level, message); ``ref_cycle`` answers the first bare
+``$ref`` cycle, which makes the schema unusable (an error, not a warning). The module reads raw
+JSON only, so the schema loader can use it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cfn_debug.schema import SchemaNote
+Slip = tuple[str, str, str]  # pointer, level ("warning", "error"), message
 
 POINTER_LISTS = (
     "primaryIdentifier",
@@ -87,11 +88,11 @@ def ref_cycle(data: Any) -> tuple[str, str] | None:
     return None
 
 
-def slip_notes(data: Any) -> list[SchemaNote]:
+def slips(data: Any) -> list[Slip]:
     """The slips above found in a schema's raw JSON (see the module docstring)."""
     if not isinstance(data, dict):
         return []
-    notes: list[SchemaNote] = []
+    notes: list[Slip] = []
     properties = data.get("properties") if isinstance(data.get("properties"), dict) else {}
     required = data.get("required")
     if isinstance(required, list):
@@ -102,7 +103,7 @@ def slip_notes(data: Any) -> list[SchemaNote]:
             if name.startswith("/properties/"):
                 bare = _unescape(name[len("/properties/") :].split("/", 1)[0])
                 notes.append(
-                    SchemaNote(
+                    (
                         where,
                         "warning",
                         f"{name!r} is a pointer: `required` takes property names ({bare!r}); "
@@ -110,9 +111,7 @@ def slip_notes(data: Any) -> list[SchemaNote]:
                     )
                 )
             elif properties and name not in properties:
-                notes.append(
-                    SchemaNote(where, "warning", f"required property {name!r} is not defined")
-                )
+                notes.append((where, "warning", f"required property {name!r} is not defined"))
     for keyword in POINTER_LISTS:
         entries = data.get(keyword)
         if not isinstance(entries, list):
@@ -120,7 +119,7 @@ def slip_notes(data: Any) -> list[SchemaNote]:
         for index, entry in enumerate(entries):
             if isinstance(entry, str) and entry and not entry.startswith("/"):
                 notes.append(
-                    SchemaNote(
+                    (
                         f"/{keyword}/{index}",
                         "warning",
                         f"{entry!r} is a name: {keyword} takes pointers such as "
@@ -131,7 +130,7 @@ def slip_notes(data: Any) -> list[SchemaNote]:
     if cycle is not None:
         pointer, chain = cycle
         notes.append(
-            SchemaNote(
+            (
                 pointer,
                 "error",
                 f"$ref cycle with nothing to validate ({chain}): expected the reference to "

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from cfn_debug.schema_slips import ref_cycle, slip_notes
+from cfn_debug.schema.slips import ref_cycle, slips
 
 
 def test_pointer_style_required_entries_are_warned_about() -> None:
-    notes = slip_notes(
+    notes = slips(
         {"properties": {"Name": {"type": "string"}}, "required": ["/properties/Name", "Nmae"]}
     )
-    assert [(n.pointer, n.level) for n in notes] == [
+    assert [(n[0], n[1]) for n in notes] == [
         ("/required/0", "warning"),
         ("/required/1", "warning"),
     ]
-    assert "'Name'" in notes[0].message and "'Nmae'" in notes[1].message
+    assert "'Name'" in notes[0][2] and "'Nmae'" in notes[1][2]
 
 
 def test_bare_names_in_pointer_lists_are_warned_about() -> None:
-    notes = slip_notes({"properties": {"Id": {}}, "primaryIdentifier": ["Id"]})
-    assert [(n.pointer, n.level) for n in notes] == [("/primaryIdentifier/0", "warning")]
-    assert "/properties/Id" in notes[0].message
+    notes = slips({"properties": {"Id": {}}, "primaryIdentifier": ["Id"]})
+    assert [(n[0], n[1]) for n in notes] == [("/primaryIdentifier/0", "warning")]
+    assert "/properties/Id" in notes[0][2]
 
 
 def test_a_bare_ref_cycle_is_an_error_naming_the_pointer() -> None:
@@ -31,8 +31,8 @@ def test_a_bare_ref_cycle_is_an_error_naming_the_pointer() -> None:
         "/definitions/A",
         "/definitions/A -> /definitions/B -> /definitions/A",
     )
-    (note,) = slip_notes(data)
-    assert note.level == "error" and note.pointer == "/definitions/A"
+    ((pointer, level, _),) = slips(data)
+    assert level == "error" and pointer == "/definitions/A"
 
 
 def test_a_recursive_structure_is_no_cycle() -> None:
@@ -41,4 +41,4 @@ def test_a_recursive_structure_is_no_cycle() -> None:
         "properties": {"children": {"type": "array", "items": {"$ref": "#/definitions/Node"}}},
     }
     data = {"definitions": {"Node": node}, "properties": {"Tree": {"$ref": "#/definitions/Node"}}}
-    assert ref_cycle(data) is None and slip_notes(data) == []
+    assert ref_cycle(data) is None and slips(data) == []
