@@ -118,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         args_list.insert(0, "ui")
     args = build_parser(only=args_list[0]).parse_args(args_list)
+    from cfn_debug.options import apply_demo
+
+    apply_demo(args)
     try:
         return _resolve(COMMANDS[args.command])(args)
     except CfnDebugError as error:

@@ -267,6 +267,9 @@ class ConsolePrinter:
                 self.console.print(f"  [magenta]{escape(why)}[/]")
         own = sum(1 for s in run.steps if s.origin is None)
         extra = "" if own == len(run.steps) else f" (+{len(run.steps) - own} by cfn-debug)"
+        if run.verdict is not None:  # a hook's verdict on its target: apart from the findings
+            colour = "green" if run.verdict.startswith("allowed") else "yellow"
+            self.console.print(f"  [bold {colour}]hook verdict: {escape(run.verdict)}[/]")
         self.console.print(
             f"  {verdict} {escape(status)}{reason} after {own} step(s){extra}, "
             f"{run.total_s:.2f} s; {must} MUST, {should} SHOULD"

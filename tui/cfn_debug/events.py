@@ -22,7 +22,7 @@ from typing import Any
 
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_text
-from cfn_debug.records import Action
+from cfn_debug.records import RESOURCE_ACTIONS, Action
 from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 DEFAULT_REGION = "us-east-1"
@@ -34,7 +34,7 @@ PLACEHOLDER_CREDENTIALS: dict[str, str] = {
     "secretAccessKey": "cfn-debug-placeholder",
     "sessionToken": "cfn-debug-placeholder",
 }
-_ACTIONS = ", ".join(a.value for a in Action)
+_ACTIONS = ", ".join(a.value for a in RESOURCE_ACTIONS)  # a hook's points: cfn_debug.hooks
 
 
 class Shape(str, Enum):
@@ -276,7 +276,7 @@ def _kind(value: Any) -> str:
 
 
 def _action(value: Any, path: Path | None, field: str = "action") -> Action:
-    if isinstance(value, str) and value in Action.__members__:
+    if isinstance(value, str) and value in Action.__members__ and Action(value) in RESOURCE_ACTIONS:
         return Action(value)
     shown = json.dumps(value) if value is not None else "nothing"
     raise EventError(f"expected one of {_ACTIONS}, got {shown}", path=path, field=field)

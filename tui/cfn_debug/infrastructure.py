@@ -56,7 +56,8 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         detail = f": {result.error_message}" if result.error_message else ""
         return f"the function could not be loaded ({result.error_type}{detail})"
     progress = result.progress
-    succeeded = isinstance(progress, dict) and progress.get("status") in ("SUCCESS", "IN_PROGRESS")
+    status = result.status  # a hook's hookStatus too
+    succeeded = status in ("SUCCESS", "IN_PROGRESS")
     unserved = None if succeeded else _unserved_call(result.aws_calls)
     if unserved is not None:
         status = f"HTTP {unserved.http_status}" if unserved.http_status else "answered"
@@ -76,7 +77,7 @@ def infrastructure_error(result: InvokeResult) -> str | None:
     refused = library_refusal(progress, result.logs)
     if refused is not None:
         return refused.line
-    if progress.get("status") != "FAILED":
+    if status != "FAILED":
         return None
     message = progress.get("message")
     if isinstance(message, str) and message.startswith(_CANNOT_CONNECT):

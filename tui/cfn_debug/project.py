@@ -46,6 +46,11 @@ class Project:
     functions_error: ProjectError | None = None  # why there are no functions (broken template)
     #: what fills the {{ExportName}} placeholders of its files (None: nothing; any is an error)
     exports: Exports | None = None
+    #: a hook project: "hook" (artifact type HOOK) or "lambda-hook" (a template declaring an
+    #: AWS::CloudFormation::LambdaHook); None for a resource type (cfn_debug.hooks)
+    hook_kind: str | None = None
+    #: a Lambda Hook's declaration (cfn_debug.hooks.lambda_hooks.LambdaHook)
+    lambda_hook: Any = None
 
     @property
     def type_name(self) -> str | None:
@@ -366,7 +371,14 @@ def discover_project(
             raise ProjectError("no such schema file", path=schema, field="--schema")
     else:
         schema = find_schema(root, type_name)
-    events, errors = find_events(root, is_demo=is_demo, exports=exports)
+    hook_kind, lambda_hook = _hook_kind(root, settings, schema)
+    if hook_kind is not None:
+        from cfn_debug.hooks.project import find_hook_events, hook_schema_of
+
+        hook_schema = hook_schema_of(schema, lambda_hook)
+        events, errors = find_hook_events(root, hook_schema, exports)  # type: ignore[assignment]
+    else:
+        events, errors = find_events(root, is_demo=is_demo, exports=exports)
     functions, functions_error = _load_functions(root)
     return Project(
         root=root,
@@ -378,4 +390,21 @@ def discover_project(
         event_errors=errors,
         is_demo=is_demo,
         exports=exports,
+        hook_kind=hook_kind,
+        lambda_hook=lambda_hook,
     )
+
+
+def _hook_kind(root: Path, settings: dict[str, Any], schema: Path | None) -> tuple[str | None, Any]:
+    """("hook", None) for a hook project, ("lambda-hook", its LambdaHook) for a Lambda Hook,
+    (None, None) for a resource type (cfn_debug.hooks)."""
+    from cfn_debug.hooks.project import is_hook_project
+
+    if is_hook_project(settings, schema):
+        return "hook", None
+    if settings.get("artifact_type"):
+        return None, None
+    from cfn_debug.hooks.lambda_hooks import find_lambda_hook
+
+    found = find_lambda_hook(root)
+    return ("lambda-hook", found) if found is not None else (None, None)

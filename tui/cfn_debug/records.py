@@ -20,11 +20,23 @@ class Action(str, Enum):
     UPDATE = "UPDATE"
     DELETE = "DELETE"
     LIST = "LIST"
+    # a hook's invocation points (cfn_debug.hooks): the action of a hook's request
+    CREATE_PRE_PROVISION = "CREATE_PRE_PROVISION"
+    UPDATE_PRE_PROVISION = "UPDATE_PRE_PROVISION"
+    DELETE_PRE_PROVISION = "DELETE_PRE_PROVISION"
 
     @property
     def limit_s(self) -> float:
         """The handler contract's per-invocation limit: 60 s, or 30 s for read and list."""
         return 30.0 if self in (Action.READ, Action.LIST) else 60.0
+
+    @property
+    def is_hook(self) -> bool:
+        return self.value.endswith("_PRE_PROVISION")
+
+
+#: The actions of a resource type's handlers (a hook's invocation points are not among them).
+RESOURCE_ACTIONS = (Action.CREATE, Action.READ, Action.UPDATE, Action.DELETE, Action.LIST)
 
 
 #: Fraction of an invocation's limit past which the timing is a warning.
@@ -72,7 +84,7 @@ class InvokeResult:
     def status(self) -> str | None:
         if self.progress is None:
             return None
-        status = self.progress.get("status")
+        status = self.progress.get("status", self.progress.get("hookStatus"))
         return status if isinstance(status, str) else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -218,6 +230,9 @@ class RunRecord:
     total_s: float = 0.0
     #: Step mode: the time the chain waited for the user to advance (not in total_s).
     user_wait_s: float = 0.0
+    #: A hook's verdict on its target (allowed, refused, ...: cfn_debug.hooks.rules.verdict_of);
+    #: None for a resource handler's run
+    verdict: str | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -242,6 +257,7 @@ class RunRecord:
             "chain_findings": [f.to_dict() for f in self.chain_findings],
             "total_s": self.total_s,
             "user_wait_s": self.user_wait_s,
+            **({"verdict": self.verdict} if self.verdict is not None else {}),
         }
 
     @classmethod
@@ -260,6 +276,7 @@ class RunRecord:
             chain_findings=[Finding.from_dict(f) for f in data.get("chain_findings", [])],
             total_s=data.get("total_s", 0.0),
             user_wait_s=data.get("user_wait_s", 0.0),
+            verdict=data.get("verdict"),
         )
 
 

@@ -56,4 +56,5 @@ def open_workspace(args: argparse.Namespace, console: Any = None) -> Workspace:
             on_env_progress=env_progress,
             aws=aws,
             progress=progress,
+            type_configuration=getattr(args, "type_configuration", None),
         )

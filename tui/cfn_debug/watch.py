@@ -521,6 +521,15 @@ class Watcher:
         if event.path is None:
             return event
         path = _real(event.path)
+        hook = getattr(self.workspace, "hook", None)
+        if hook is not None:  # a hook's event: one input file holds several (cfn_debug.hooks)
+            from cfn_debug.hooks.project import reload_hook_event
+
+            try:
+                return reload_hook_event(event, hook.schema, self.workspace.project.exports)  # type: ignore[arg-type]
+            except CfnDebugError as error:
+                await self._emit(WatchProblem(str(error)))
+                return None
         if self._event_files is None:
             known = self._known.get(path)
             if known is None:  # it no longer loads: reported when the project was reloaded

@@ -47,8 +47,11 @@ class Workspace:
         defaults: PayloadDefaults | None = None,
         embedded: Any = None,
         aws: AwsSession | None = None,
+        hook: Any = None,
     ) -> None:
         self.project = project
+        #: the hook half of a hook project's workspace (cfn_debug.hooks.workspace.HookWorkspace)
+        self.hook = hook
         self.schema = schema
         self.invoker = invoker
         self.endpoint_label = endpoint_label
@@ -93,6 +96,7 @@ class Workspace:
         on_env_progress: ProgressCallback | None = None,
         aws: AwsOptions | None = None,
         progress: Progress | None = None,
+        type_configuration: str | None = None,
     ) -> Workspace:
         """Discover the project, load its schema and connect to (or start) the endpoint.
 
@@ -107,7 +111,12 @@ class Workspace:
         local = launch_local(aws)  # moto starts while the project is read
         try:
             project = discover_project(project_dir, schema_path=schema_path)
-            schema = _load_schema(project.schema_path)
+            hook = None
+            if project.hook_kind is not None:  # a hook: its own schema and settings
+                from cfn_debug.hooks.workspace import HookWorkspace
+
+                hook = HookWorkspace.for_project(project, type_configuration)
+            schema = _load_schema(project.schema_path) if hook is None else None
             credentials = resolve_credentials(profile)
             external = endpoint if endpoint and endpoint.strip().lower() != "aws" else None
             session = open_aws(
@@ -157,12 +166,15 @@ class Workspace:
             defaults=defaults,
             embedded=embedded,
             aws=session,
+            hook=hook,
         )
 
     @property
     def notices(self) -> list[str]:
         """What to tell the user before the first event: a handler's models.py that does not
         match the schema (see models_check)."""
+        if self.hook is not None:
+            return [self.hook.describe(), *self.hook.notices]
         from cfn_debug.schema.models_check import project_model_notices
 
         return project_model_notices(self.project, self.schema)
@@ -172,7 +184,12 @@ class Workspace:
         fresh = discover_project(
             self.project.root, schema_path=self._schema_override(), exports=self.project.exports
         )
-        self.schema = _load_schema(fresh.schema_path)
+        if self.hook is None:
+            self.schema = _load_schema(fresh.schema_path)
+        elif fresh.lambda_hook is None and fresh.schema_path is not None:
+            from cfn_debug.hooks.schema import load_hook_schema
+
+            self.hook.schema = load_hook_schema(fresh.schema_path)
         fresh.functions = self.project.functions
         self.project = fresh
 
@@ -190,6 +207,8 @@ class Workspace:
         written in: the user's file is the best evidence of what that function takes.
         """
         functions = self.project.functions
+        if self.hook is not None:
+            return self.hook.function_for(functions, self.function_name, event)  # type: ignore[no-any-return]
         if self.function_name:
             spec = functions.get(self.function_name)
             conventional = self.function_name.rsplit(":", 1)[-1] in (TEST_ENTRYPOINT, TYPE_FUNCTION)
@@ -242,7 +261,7 @@ class Workspace:
         An ``inputs_N_update`` is sent with the identifier and previous state the SUCCESS of
         ``inputs_N_create`` returned in this workspace, when the file has no identifier
         (``project.InputsChain``); a pinned (edited) event is sent as the user wrote it."""
-        if event.path is None or self.is_pinned(event):
+        if event.path is None or self.is_pinned(event) or self.hook is not None:
             return event
         event = self.inputs_chain.prepare(event)
         if not self.is_demo:
@@ -296,6 +315,17 @@ class Workspace:
         control: ChainControl | None,
     ) -> AsyncIterator[ChainEvent]:
         control = control or ChainControl()
+        if self.hook is not None:  # a hook's event: the hook chain (cfn_debug.hooks)
+            return self.hook.stream(  # type: ignore[no-any-return]
+                self.invoker,
+                event,
+                function_name=function_name,
+                shape=shape,
+                options=options,
+                control=control,
+                endpoint_label=self.endpoint_label,
+                defaults=self.defaults,
+            )
         stream = run_chain(
             self.invoker,
             event,

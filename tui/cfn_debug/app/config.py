@@ -48,6 +48,8 @@ class AppConfig:
     extra: dict[str, object] = field(default_factory=dict)
     #: --local-aws, --aws-endpoint-url, --env-vars, --export, --setup (engine: cfn_debug.aws)
     aws: AwsOptions | None = None
+    #: `--type-configuration`: a hook's settings (cfn_debug.hooks)
+    type_configuration: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
@@ -75,4 +77,5 @@ class AppConfig:
             python=getattr(args, "python", None),
             read_back=not getattr(args, "no_read_back", False),
             screenshot_dir=Path(shots) if shots else None,
+            type_configuration=getattr(args, "type_configuration", None),
         )

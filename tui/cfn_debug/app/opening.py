@@ -81,6 +81,7 @@ def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
         env_vars=config.env_vars,
         python=config.python,
         aws=config.aws,
+        type_configuration=config.type_configuration,
         progress=progress.setup,
         on_env_progress=progress.env,
     )

@@ -85,6 +85,15 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
             "See the Response and Logs tabs.",
             "error",
         )
+    if run.verdict is not None:  # a hook: its verdict is the outcome, a refusal no error
+        progress = last.result.progress if last is not None and last.result.progress else {}
+        said = progress.get("message") or ""
+        return (
+            f"Hook verdict: {run.verdict}" + (f": {said}" if said else "") + f"  ({counted})",
+            "A refusal is the hook doing its job, not a finding; the Findings tab explains any "
+            "breach of the hook contract.",
+            "error" if musts else ("warn" if findings else "ok"),
+        )
     if status == "FAILED":
         progress = last.result.progress if last is not None and last.result.progress else {}
         code = progress.get("errorCode") or "no errorCode"

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
 from cfn_debug.events import read_json
-from cfn_debug.options import add_aws_options, add_python_option, port_number
+from cfn_debug.options import add_aws_options, add_demo_option, add_python_option, port_number
 from cfn_debug.project import is_project_dir
 from cfn_debug.text.terminal import printable
 
@@ -86,6 +86,7 @@ def _model_notices(project: Path) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `cfn-debug serve`."""
     parser.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
+    add_demo_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     parser.add_argument(
         "--port", type=port_number, default=3001, help="port to bind, 1-65535 (default: 3001)"

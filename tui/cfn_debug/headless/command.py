@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError, ExitCode
-from cfn_debug.options import add_aws_options, add_target_options
+from cfn_debug.options import add_aws_options, add_hook_settings_option, add_target_options
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "every event the project has)",
     )
     add_target_options(parser)
+    add_hook_settings_option(parser)
     add_aws_options(parser)
     parser.add_argument("--json", action="store_true", help="print one machine-readable document")
     parser.add_argument(
@@ -323,6 +324,10 @@ def _events_to_run(
     returned), else every event the project has; a file that would not load is an error
     (exit 2), not skipped."""
     exports = workspace.project.exports
+    if args.events and workspace.hook is not None:
+        from cfn_debug.hooks.project import load_hook_event_file
+
+        return [load_hook_event_file(Path(path), exports) for path in args.events]
     if args.events:
         from cfn_debug.project import with_creates
 
@@ -360,7 +365,8 @@ def lifecycle_order(events: Sequence[EventSpec]) -> list[EventSpec]:
         index, event = indexed
         parent = event.path.parent if event.path else None
         inputs = parent is None or parent.name in INPUT_DIRS
-        return (directories[parent], 0 if inputs else _LIFECYCLE[event.action.value], index)
+        stage = 0 if inputs else _LIFECYCLE.get(event.action.value, 0)  # a hook's: file order
+        return (directories[parent], stage, index)
 
     return [event for _, event in sorted(enumerate(events), key=key)]
 
@@ -374,12 +380,17 @@ def _document(workspace: Any, runs: list[Any], masked: OutputMasker | None) -> d
         "cfn_debug": __version__,
         "endpoint": workspace.endpoint_label if workspace is not None else None,
         "aws": target.to_dict() if target is not None else None,
-        "type_name": schema.type_name if schema else None,
+        "type_name": schema.type_name if schema else _hook_type_name(workspace),
         "ok": must == 0 and not errors,
         "must_findings": must,
         "runs": [masked.run_dict(run) for run in runs] if masked is not None else [],
         "errors": errors,
     }
+
+
+def _hook_type_name(workspace: Any) -> str | None:
+    hook = getattr(workspace, "hook", None)
+    return hook.schema.type_name if hook is not None else None
 
 
 def run_errors(runs: list[Any]) -> list[dict[str, Any]]:

@@ -134,7 +134,12 @@ def classify(
             body_excerpt=excerpt(text),
             **base,
         )
-    is_error_object = isinstance(data, dict) and "errorMessage" in data and "status" not in data
+    is_error_object = (
+        isinstance(data, dict)
+        and "errorMessage" in data
+        and "status" not in data
+        and "hookStatus" not in data
+    )
     if function_error or is_error_object:
         message = data.get("errorMessage") if isinstance(data, dict) else None
         message = message if isinstance(message, str) else ""
@@ -153,7 +158,8 @@ def classify(
             body_excerpt="" if isinstance(data, dict) else excerpt(body),
             **base,
         )
-    if isinstance(data, dict) and "status" in data:
+    if isinstance(data, dict) and ("status" in data or "hookStatus" in data):
+        # a hook's Lambda entry point answers hookStatus (cfn_debug.hooks)
         return InvokeResult(OutcomeKind.PROGRESS, progress=data, **base)
     if isinstance(data, dict):
         what = f"an object with keys {sorted(data)[:10]}"

@@ -20,6 +20,7 @@ import fcntl
 import json
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -32,6 +33,7 @@ from cfn_debug.locations import default_journal_path
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.text.jsonfast import exact
 from cfn_debug.text.redact import redact, redacted_json_parts
+from cfn_debug.text.samejson import same_json
 
 #: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
 #: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
@@ -340,14 +342,13 @@ def _write_all(descriptor: int, pieces: list[bytes]) -> None:
 
 
 def _same_context(value: Any, known: Any) -> bool:
+    """Whether ``value`` may be written as a reference to ``known``: the same JSON (equal
+    encodings, see samejson), never merely ``==`` (1.0 is not 1, false is not 0)."""
     if value is known:
         return isinstance(value, dict) and bool(value)
     if not isinstance(value, dict) or not isinstance(known, dict) or len(value) != len(known):
         return False
-    try:
-        return value == known
-    except RecursionError:
-        return False
+    return same_json(value, known)
 
 
 def _cut_torn_tail(descriptor: int, end: int) -> int:
@@ -404,6 +405,7 @@ def load_journal(path: Path) -> Session:
         raise JournalError(f"cannot read: {exc.strerror}", path=path) from None
     session = Session(path=path)
     runs: dict[str, RunRecord] = {}
+    indexes: dict[str, dict[int, Step]] = {}  # each run's steps by index, for references
     numbers = [i for i, line in enumerate(lines, 1) if line.strip()]
     if not numbers:
         raise JournalError("the file is empty; expected a journal or a transcript", path=path)
@@ -445,7 +447,7 @@ def load_journal(path: Path) -> Session:
                 f"{error.field}: {error.detail}", path=path, field=f"line {number}"
             ) from None
         try:
-            _apply(entry, session, runs)
+            _apply(entry, session, runs, indexes)
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise JournalError(
                 f"unexpected {entry.get('type', 'entry')!r} entry ({type(exc).__name__}: {exc})",
@@ -470,7 +472,15 @@ def _check_entry(entry: dict[str, Any], path: Path) -> None:
         check_step(entry.get("step"), path, "step")
 
 
-def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) -> None:
+def _apply(
+    entry: dict[str, Any],
+    session: Session,
+    runs: dict[str, RunRecord],
+    indexes: dict[str, dict[int, Step]] | None = None,
+) -> None:
+    """Apply one journal line. ``indexes``: each run's steps by index so far, for the references
+    a step line makes (one lookup each: loading stays linear in the number of steps)."""
+    indexes = {} if indexes is None else indexes
     kind = entry.get("type")
     if kind == "session":
         written = entry.get("format")
@@ -488,16 +498,21 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         # until its run_ended line, a run is unfinished (interrupted, if none ever comes)
         run.steps, run.end_reason, run.final_status, run.chain_findings = [], None, None, []
         runs[run.run_id] = run
+        indexes[run.run_id] = {}
     elif kind == "step":
         run = runs[entry["run_id"]]
         step = Step.from_dict(entry["step"])
+        by_index = indexes.get(run.run_id)
+        if by_index is None:
+            by_index = indexes[run.run_id] = {s.index: s for s in run.steps}
         refs = entry.get("context_refs")
         if refs:
-            _restore_contexts(step, refs, run.steps)
+            _restore_contexts(step, refs, by_index)
         model_refs = entry.get("model_refs")
         if model_refs:
-            restore_models(step, model_refs, run.steps)
+            restore_models(step, model_refs, by_index)
         run.steps.append(step)
+        by_index[step.index] = step
     elif kind == "run_ended":
         ended = RunRecord.from_dict(entry["run"])
         known = runs.get(ended.run_id)
@@ -507,12 +522,11 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         raise ValueError(f"unknown entry type {kind!r}")
 
 
-def _restore_contexts(step: Step, refs: Any, steps: list[Step]) -> None:
+def _restore_contexts(step: Step, refs: Any, by_index: Mapping[int, Step]) -> None:
     """Put back the callbackContexts a journal line wrote as references (``context_refs``: where
     -> index of the step that returned it), sharing the one object."""
     if not isinstance(refs, dict):
         raise ValueError("context_refs: expected an object")
-    by_index = {s.index: s for s in steps}
     for where, index in refs.items():
         source = by_index.get(index) if isinstance(index, int) else None
         progress = source.result.progress if source is not None else None

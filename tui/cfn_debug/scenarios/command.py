@@ -168,6 +168,7 @@ def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, An
     from cfn_debug.scenarios.results import Outcome
 
     workspace = partial.get("workspace")
+    hook = getattr(workspace, "hook", None)  # a hook project (cfn_debug.hooks)
     runner = partial.get("runner")
     results = partial.get("results", [])
     schema = workspace.schema if workspace is not None else None
@@ -187,7 +188,7 @@ def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, An
         "cfn_debug": __version__,
         "endpoint": workspace.endpoint_label if workspace is not None else None,
         "aws": target.to_dict() if target is not None else None,
-        "type_name": schema.type_name if schema else None,
+        "type_name": schema.type_name if schema else hook.schema.type_name if hook else None,
         "inputs": runner.inputs.source if runner is not None else None,
         "type_configuration": partial.get("type_configuration"),
         "ok": all(r.outcome in _OK for r in results) and not errors,
@@ -206,6 +207,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from rich.console import Console
 
     from cfn_debug.events import Shape
+    from cfn_debug.hooks.command import hook_scenario_command, is_hook_target
     from cfn_debug.scenarios.catalogue import SCENARIOS, select
     from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
@@ -213,6 +215,8 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.targets import chain_options, open_workspace
     from cfn_debug.text.terminal import printable
 
+    if is_hook_target(args):  # a hook project: the hook contract scenarios
+        return hook_scenario_command(args, partial)
     console = Console(stderr=args.json, highlight=False)
     if args.list:
         from cfn_debug.contract import rule

@@ -245,7 +245,11 @@ class MainScreen(MainActions, MainStream, Screen[None]):
             EventsLoaded(list(workspace.events), root, errors, keep_cursor=reload)
         )
         schema = workspace.schema
-        self.header.type_name = schema.type_name if schema is not None else "(no schema)"
+        hook = getattr(workspace, "hook", None)
+        if hook is not None:
+            self.header.type_name = f"{hook.schema.type_name} (hook)"
+        else:
+            self.header.type_name = schema.type_name if schema is not None else "(no schema)"
 
     def _show_function(self, index: int) -> None:
         workspace = self.live.workspace

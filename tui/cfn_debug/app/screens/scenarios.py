@@ -586,6 +586,13 @@ class ScenariosScreen(ModalScreen[None]):
                 "Close this screen (Esc) and wait for the endpoint, or fix the project.",
                 "error",
             )
+        elif getattr(self.workspace, "hook", None) is not None:  # a hook (cfn_debug.hooks)
+            self._progress(
+                "A hook's contract scenarios run headless: cfn-debug scenario all --project "
+                f"{self.workspace.project.root}",
+                "These are a resource type's scenarios; close this screen (Esc).",
+                "warn",
+            )
         elif self.workspace.schema is None:
             self._progress(
                 "Scenarios need the resource schema: none found in the project.",

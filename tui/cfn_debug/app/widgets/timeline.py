@@ -258,6 +258,8 @@ class Timeline(DataTable[Text]):
             else:
                 status = "running"
             parts.append(status)
+            if view.ended and run.verdict is not None:  # a hook's verdict, apart from findings
+                parts.append(f"verdict: {run.verdict}")
         else:
             parts.append("starting")
         if view.rerun is not None:
