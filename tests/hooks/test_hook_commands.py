@@ -18,6 +18,9 @@ from .conftest import (
     findings,
 )
 
+#: Each test runs the CLI as a process on the embedded endpoint: several seconds each.
+pytestmark = pytest.mark.slow
+
 
 def _verdicts(doc: dict) -> dict[str, str | None]:
     return {run["event_name"]: run.get("verdict") for run in doc["runs"]}
@@ -141,3 +144,24 @@ def test_a_hook_reads_its_setup_resource_on_the_local_aws(tmp_path: Path) -> Non
     calls = runs[0]["steps"][0]["aws_calls"]
     assert [(c["service"], c["operation"]) for c in calls] == [("ssm", "GetParameter")]
     assert all(findings(run) == [] for run in runs)
+
+
+def test_a_hook_session_journals_and_exports(tmp_path: Path) -> None:
+    journal = tmp_path / "hook.jsonl"
+    proc = cfn_debug(
+        "run", "--demo", "hook", "--journal", str(journal),
+        str(Path("tui/cfn_debug/demo_hook/sample_events/fault-no-message.json")), home=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "hook verdict: refused" in proc.stdout
+    for form in ("md", "json"):
+        out = tmp_path / f"hook.{form}"
+        exported = cfn_debug(
+            "export", str(journal), "--format", form, "-o", str(out), home=tmp_path
+        )
+        assert exported.returncode == 0, exported.stderr
+        assert "warning" not in exported.stderr  # a hook has no writeOnly values to mask
+        text = out.read_text()
+        assert "hook-failed-message" in text
+    assert '"verdict": "refused"' in (tmp_path / "hook.json").read_text()
+    assert "FAILED (NonCompliant)" in (tmp_path / "hook.md").read_text()

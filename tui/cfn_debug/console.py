@@ -203,6 +203,8 @@ class ConsolePrinter:
         self._diff(step.diff_previous if step.index else step.diff_request)
         if step.aws_calls:
             self._aws_calls(step)
+        elif result.aws_calls_note and step.index == 0:
+            self.console.print(f"       [dim]{escape(result.aws_calls_note)}[/]")
         if self.show_logs and result.logs:
             for log_line in result.logs:
                 self.console.print(f"       [dim]│ {escape(log_line)}[/]")

@@ -95,6 +95,7 @@ class Workspace:
         python: str | None = None,
         on_env_progress: ProgressCallback | None = None,
         aws: AwsOptions | None = None,
+        node: str | None = None,
         progress: Progress | None = None,
         type_configuration: str | None = None,
     ) -> Workspace:
@@ -151,6 +152,7 @@ class Workspace:
                 session.env_vars,
                 python,
                 on_env_progress,
+                node,
             )
             if embedded is not None:
                 defaults.library = _handler_library(project, embedded)
@@ -421,6 +423,7 @@ def _connect(
     env_vars: dict[str, Any] | None,
     python: str | None = None,
     on_env_progress: ProgressCallback | None = None,
+    node: str | None = None,
 ) -> tuple[Invoker, str, Any]:
     if endpoint is None:
         if project.functions_error is not None:
@@ -435,12 +438,19 @@ def _connect(
         from cfn_debug.invoke.local import LocalInvoker
 
         embedded = EmbeddedEndpoint(
-            project.root, env_vars=env_vars, python=python, on_env_progress=on_env_progress
+            project.root,
+            env_vars=env_vars,
+            python=python,
+            on_env_progress=on_env_progress,
+            node=node,
         )
         embedded.start()
         try:
             invoker = LocalInvoker(
-                embedded.url, logs=embedded.logs_for, aws_calls=embedded.aws_calls_for
+                embedded.url,
+                logs=embedded.logs_for,
+                aws_calls=embedded.aws_calls_for,
+                aws_calls_note=embedded.aws_calls_note,
             )
         except BaseException:
             embedded.stop()

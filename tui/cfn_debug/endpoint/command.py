@@ -137,6 +137,7 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     try:
         with console_env_progress(err) as progress:  # --python, else the project's environment
             endpoint.python_choice = getattr(args, "python", None)
+            endpoint.node_choice = getattr(args, "node", None)
             endpoint.on_env_progress = progress
             endpoint.start()
     except BaseException:
@@ -153,7 +154,14 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
         emit(f"Serving {label} at {endpoint.url} (Lambda Invoke API, Ctrl-C to stop)")
         emit(exposure(host, endpoint.port))
         for name, spec in endpoint.functions.items():
-            emit(f"  {name}  {spec.handler}  (code {spec.code_dir}, timeout {spec.timeout_s:g} s)")
+            runtime = endpoint.runtimes.get(name)
+            shown = f"{runtime.describe()}, " if runtime is not None else ""
+            emit(
+                printable(
+                    f"  {name}  {spec.handler}  ({shown}code {spec.code_dir}, "
+                    f"timeout {spec.timeout_s:g} s)"
+                )
+            )
         emit(printable(aws.target.describe()))
         _emit_exports(aws, emit)
         emit(

@@ -76,6 +76,7 @@ _RUN: _Spec = {
     "chain_findings": (False, "a list of findings", _is_list),
     "total_s": (False, "a number of seconds", _is_number),
     "user_wait_s": (False, "a number of seconds", _is_number),
+    "verdict": (False, "a string or null (a hook's verdict)", _is_opt_str),
 }
 _STEP: _Spec = {
     "index": (True, "an integer", _is_int),
@@ -103,6 +104,12 @@ _RESULT: _Spec = {
     "stack_trace": (False, "a list of strings", _is_str_list),
     "request_id": (False, "a string or null", _is_opt_str),
     "logs": (False, "a list of strings", _is_str_list),
+    "runtime_start_s": (
+        False,
+        "a number of seconds or null",
+        lambda v: v is None or _is_number(v),
+    ),
+    "aws_calls_note": (False, "a string or null", _is_opt_str),
 }
 _FINDING: _Spec = {
     "rule_id": (True, "a string", _is_str),

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.contract.requested import requested_differences, short
+from cfn_debug.contract.requested import as_answered, requested_differences, short
 from cfn_debug.events import parse_event
 from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
 from cfn_debug.scenarios.inputs import (
@@ -465,6 +465,7 @@ class Play:
         if model is None:
             self.verdict("scenario-read-back-equal", False, "read returned no resourceModel", label)
             return
+        model = as_answered(self.schema, final_progress(run), model)  # the Go plugin's strings
         problems = read_back_problems(self.schema, expected, model)
         if problems:
             text = "; ".join(t for _, t in problems[:6])
