@@ -154,6 +154,8 @@ class Workspace:
                 on_env_progress,
                 node,
             )
+            if embedded is not None:
+                defaults.library = _handler_library(project, embedded)
         except BaseException:
             session.close()
             raise
@@ -400,6 +402,16 @@ def _load_schema(path: Path | None) -> ResourceSchema | None:
     from cfn_debug.schema import load_schema
 
     return load_schema(path)
+
+
+def _handler_library(project: Project, embedded: Any) -> Any:
+    """The handler's cloudformation-cli-python-lib when its request shape differs from the one
+    cfn-debug builds (an old version: pylib.shape), else None."""
+    from cfn_debug.pylib.shape import find_library
+
+    code_dirs = sorted({spec.code_dir for spec in project.functions.values()})
+    shape = find_library(getattr(embedded, "python", None), code_dirs)
+    return shape if shape is not None and shape.needs_fitting() else None
 
 
 def _connect(

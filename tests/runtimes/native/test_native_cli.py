@@ -104,6 +104,8 @@ def test_run_replays_the_chain_and_finds_the_planted_fault_as_in_python(
     assert _rules(create) == set(), create["steps"]
     assert any("invoking" in line or "received the CREATE" in line
                for line in create["steps"][0]["result"]["logs"])  # fmt: skip
+    note = create["steps"][0]["result"]["aws_calls_note"]
+    assert note.startswith("AWS calls: not recorded for this runtime"), note
     expected = demo_rules[runtime]
     assert expected and expected <= _rules(faulty), (expected, _rules(faulty))
     if runtime == "java":
