@@ -18,6 +18,9 @@ from .conftest import (
     findings,
 )
 
+#: Each test runs the CLI as a process on the embedded endpoint: several seconds each.
+pytestmark = pytest.mark.slow
+
 
 def _verdicts(doc: dict) -> dict[str, str | None]:
     return {run["event_name"]: run.get("verdict") for run in doc["runs"]}

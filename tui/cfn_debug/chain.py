@@ -221,6 +221,8 @@ def build_step(
             raise  # too deep: handled below by recording the answer as such
         except Exception as error:  # a bug in the checks: keep the step, say so, blame no one
             findings.append(internal_error_finding(error, index))
+        if findings and _refused(result):
+            findings = []  # the library refused the request: the handler never saw it
         step = Step(
             index=index,
             action=action,
@@ -282,6 +284,13 @@ def internal_error_finding(error: BaseException, index: int | None) -> Finding:
 
 
 #: What a step records in place of a request too deeply nested to redact.
+def _refused(result: InvokeResult) -> bool:
+    """Whether cloudformation-cli-python-lib refused the request before the handler ran."""
+    from cfn_debug.pylib.refusal import library_refusal
+
+    return library_refusal(result.progress, result.logs) is not None
+
+
 _TOO_DEEP_REQUEST = {"note": "the request is nested too deep to record"}
 
 
@@ -507,4 +516,6 @@ async def run_chain(
         run.chain_findings = list(check_chain(run.steps, schema, action, end_reason, total_s))
     except Exception as error:  # a bug in the chain checks: the run still ends, and says so
         run.chain_findings = [internal_error_finding(error, None)]
+    if run.chain_findings and run.steps and _refused(run.steps[-1].result):
+        run.chain_findings = []  # nothing the handler saw: nothing to judge
     yield RunEnded(run=run)

@@ -210,6 +210,8 @@ class ConsolePrinter:
         self._diff(step.diff_previous if step.index else step.diff_request)
         if step.aws_calls:
             self._aws_calls(step)
+        elif result.aws_calls_note and step.index == 0:
+            self.console.print(f"       [dim]{escape(result.aws_calls_note)}[/]")
         if self.show_logs and result.logs:
             for log_line in result.logs:
                 self.console.print(f"       [dim]│ {escape(log_line)}[/]")
@@ -269,6 +271,12 @@ class ConsolePrinter:
             if run.end_reason and run.end_reason is not EndReason.TERMINAL
             else ""
         )
+        if run.end_reason is EndReason.ERROR and run.steps:
+            from cfn_debug.infrastructure import infrastructure_error
+
+            why = infrastructure_error(run.steps[-1].result)
+            if why:
+                self.console.print(f"  [magenta]{escape(why)}[/]")
         own = sum(1 for s in run.steps if s.origin is None)
         extra = "" if own == len(run.steps) else f" (+{len(run.steps) - own} by cfn-debug)"
         if run.verdict is not None:  # a hook's verdict on its target: apart from the findings

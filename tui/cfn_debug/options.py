@@ -102,6 +102,12 @@ def add_python_option(parser: argparse.ArgumentParser) -> None:
         "(default: one built and cached from the project's requirements.txt when cfn-debug's "
         "own lacks something it names)",
     )
+    parser.add_argument(
+        "--node",
+        metavar="PATH",
+        help="node executable the embedded endpoint runs Node handlers (nodejs18.x-22.x) with "
+        "(default: node on PATH)",
+    )
 
 
 def add_aws_options(parser: argparse.ArgumentParser, *, env_vars: bool = True) -> None:

@@ -74,11 +74,24 @@ class InvokeResult:
     stack_trace: list[str] = field(default_factory=list)
     request_id: str | None = None
     logs: list[str] = field(default_factory=list)  # the handler's own lines for this invocation
+    #: Of duration_s, the time the runtime took to start before the handler ran (the Java
+    #: runtime starts a JVM per invocation, as the plugin's executable mode does; Lambda keeps
+    #: it warm): shown apart in Timing, not counted against the 60/30 s limits. None: none.
+    runtime_start_s: float | None = None
+    #: What stands for the AWS calls when the endpoint's runtime for the function records none
+    #: ("AWS calls: not recorded for this runtime (...)"); None where they are recorded or the
+    #: endpoint does not say.
+    aws_calls_note: str | None = None
     # the AWS calls the handler made, as the endpoint reported them; build_step moves them to
     # Step.aws_calls (the durable place: they are not part of the result's JSON)
     aws_calls: list[AwsCall] = field(
         default_factory=list, compare=False, metadata={"transient": True}
     )
+
+    @property
+    def handler_s(self) -> float:
+        """The handler's own time: duration_s without the runtime's start."""
+        return max(self.duration_s - (self.runtime_start_s or 0.0), 0.0)
 
     @property
     def status(self) -> str | None:

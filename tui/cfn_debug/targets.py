@@ -53,6 +53,7 @@ def open_workspace(args: argparse.Namespace, console: Any = None) -> Workspace:
             region=args.region,
             profile=args.profile,
             python=getattr(args, "python", None),
+            node=getattr(args, "node", None),
             on_env_progress=env_progress,
             aws=aws,
             progress=progress,

@@ -284,6 +284,7 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
         sources = [_real(src)]
     else:
         sources = [_real(spec.code_dir) for spec in project.functions.values()]
+    sources += _built_sources(project.functions, root)
     schema = workspace.schema.path if workspace.schema is not None else project.schema_path
     plan = WatchPlan(source_dirs=sources, schema_file=_real(schema) if schema else None)
     if event_files is not None:
@@ -292,6 +293,23 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
         dirs = {_real(e.path.parent) for e in project.events if e.path is not None}
         plan.event_dirs = sorted(dirs)
     return plan
+
+
+def _built_sources(functions: dict[str, Any], root: Path) -> list[str]:
+    """The sources of the functions whose runtime builds their code (a Go module's root: its
+    CodeUri is the build output bin/), as each runtime names them; none for Python."""
+    from cfn_debug.endpoint.runtimes import RuntimeOptions, project_language, runtime_for
+
+    language = project_language(root)
+    found: list[str] = []
+    for spec in functions.values():
+        try:
+            runtime = runtime_for(spec, root, RuntimeOptions(), language=language)
+        except CfnDebugError:
+            continue  # the endpoint says why when it starts
+        if runtime.family != "python":
+            found.append(_real(runtime.source_dir()))
+    return found
 
 
 async def run_build(command: str, cwd: Path) -> BuildFinished:

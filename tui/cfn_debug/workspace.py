@@ -101,6 +101,7 @@ class Workspace:
         python: str | None = None,
         on_env_progress: ProgressCallback | None = None,
         aws: AwsOptions | None = None,
+        node: str | None = None,
         progress: Progress | None = None,
         type_configuration: str | None = None,
     ) -> Workspace:
@@ -157,7 +158,10 @@ class Workspace:
                 session.env_vars,
                 python,
                 on_env_progress,
+                node,
             )
+            if embedded is not None:
+                defaults.library = _handler_library(project, embedded)
         except BaseException:
             session.close()
             raise
@@ -449,6 +453,16 @@ def _load_schema(path: Path | None) -> ResourceSchema | None:
     return load_schema(path)
 
 
+def _handler_library(project: Project, embedded: Any) -> Any:
+    """The handler's cloudformation-cli-python-lib when its request shape differs from the one
+    cfn-debug builds (an old version: pylib.shape), else None."""
+    from cfn_debug.pylib.shape import find_library
+
+    code_dirs = sorted({spec.code_dir for spec in project.functions.values()})
+    shape = find_library(getattr(embedded, "python", None), code_dirs)
+    return shape if shape is not None and shape.needs_fitting() else None
+
+
 def _connect(
     project: Project,
     endpoint: str | None,
@@ -458,6 +472,7 @@ def _connect(
     env_vars: dict[str, Any] | None,
     python: str | None = None,
     on_env_progress: ProgressCallback | None = None,
+    node: str | None = None,
 ) -> tuple[Invoker, str, Any]:
     if endpoint is None:
         if project.functions_error is not None:
@@ -472,12 +487,19 @@ def _connect(
         from cfn_debug.invoke.local import LocalInvoker
 
         embedded = EmbeddedEndpoint(
-            project.root, env_vars=env_vars, python=python, on_env_progress=on_env_progress
+            project.root,
+            env_vars=env_vars,
+            python=python,
+            on_env_progress=on_env_progress,
+            node=node,
         )
         embedded.start()
         try:
             invoker = LocalInvoker(
-                embedded.url, logs=embedded.logs_for, aws_calls=embedded.aws_calls_for
+                embedded.url,
+                logs=embedded.logs_for,
+                aws_calls=embedded.aws_calls_for,
+                aws_calls_note=embedded.aws_calls_note,
             )
         except BaseException:
             embedded.stop()

@@ -40,6 +40,8 @@ class AppConfig:
     env_vars: dict[str, dict[str, str]] | None = None
     #: `--python PATH`: the interpreter the embedded endpoint runs handlers with.
     python: str | None = None
+    #: `--node PATH`: the node executable the embedded endpoint runs Node handlers with.
+    node: str | None = None
     #: Snapshots and docs: durations rounded, clock times, ids and ports masked, no animation.
     deterministic: bool = False
     theme: str = "cfn-debug-dark"
@@ -75,6 +77,7 @@ class AppConfig:
             journal=Path(journal) if journal else None,
             transcript=Path(transcript) if transcript else None,
             python=getattr(args, "python", None),
+            node=getattr(args, "node", None),
             read_back=not getattr(args, "no_read_back", False),
             screenshot_dir=Path(shots) if shots else None,
             type_configuration=getattr(args, "type_configuration", None),

@@ -104,6 +104,12 @@ _RESULT: _Spec = {
     "stack_trace": (False, "a list of strings", _is_str_list),
     "request_id": (False, "a string or null", _is_opt_str),
     "logs": (False, "a list of strings", _is_str_list),
+    "runtime_start_s": (
+        False,
+        "a number of seconds or null",
+        lambda v: v is None or _is_number(v),
+    ),
+    "aws_calls_note": (False, "a string or null", _is_opt_str),
 }
 _FINDING: _Spec = {
     "rule_id": (True, "a string", _is_str),

@@ -123,7 +123,7 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     workspace = open_workspace(args, console)
     partial["workspace"] = workspace
     try:
-        events = _events_to_run(args, workspace, load_event)
+        events, run_notes = _events_to_run(args, workspace, load_event)
         events = _with_type_configuration(args, workspace, events)
     except BaseException:
         workspace.close()
@@ -131,6 +131,8 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     # First, before any event: which AWS the handlers talk to.
     console.print(printable(workspace.describe_aws()), markup=False)
     notices = print_notices(console, workspace)
+    for note in run_notes:
+        console.print(printable(note), markup=False)
     if workspace.schema is not None:
         for line in schema_warning_lines(workspace.schema):
             console.print(line, markup=False, highlight=False)
@@ -143,6 +145,10 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
     async def run_all() -> None:
         for event in events:  # an inputs_N_update follows its create (Workspace.request_for)
+            skipped = workspace.inputs_chain.skip_reason(event)
+            if skipped is not None:
+                console.print(f"\n▷ {printable(event.name)}  {skipped}", markup=False)
+                continue
             async for chain_event in workspace.run(event, options):
                 if journal is not None:
                     journal.record(chain_event)
@@ -314,16 +320,26 @@ def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:
         console.print(note, markup=False, style="yellow")
 
 
-def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) -> list[Any]:
-    """The EVENT files (their placeholders filled from the workspace's exports), else every
-    event the project has; a file that would not load is an error (exit 2), not skipped."""
+def _events_to_run(
+    args: argparse.Namespace, workspace: Any, load_event: Any
+) -> tuple[list[Any], list[str]]:
+    """The EVENT files (their placeholders filled from the workspace's exports; an
+    inputs_N_update given without its create gets the create first, said in the lines
+    returned), else every event the project has; a file that would not load is an error
+    (exit 2), not skipped."""
     exports = workspace.project.exports
     if args.events and workspace.hook is not None:
         from cfn_debug.hooks.project import load_hook_event_file
 
         return [load_hook_event_file(Path(path), exports) for path in args.events]
     if args.events:
-        return [load_event(Path(path), exports=exports) for path in args.events]
+        from cfn_debug.project import with_creates
+
+        given = [load_event(Path(path), exports=exports) for path in args.events]
+        events, notes = with_creates(
+            given, workspace.schema, lambda path: load_event(path, exports=exports)
+        )
+        return events, notes
     if workspace.project.event_errors:
         raise workspace.project.event_errors[0]
     if not workspace.project.events:
@@ -333,7 +349,7 @@ def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) ->
             path=workspace.project.root,
             field="EVENT",
         )
-    return lifecycle_order(workspace.project.events)
+    return lifecycle_order(workspace.project.events), []
 
 
 def _with_type_configuration(

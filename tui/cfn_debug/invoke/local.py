@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -25,6 +27,8 @@ from cfn_debug.records import InvokeResult, OutcomeKind
 DEFAULT_READ_TIMEOUT_S = 900.0
 #: The header cfn-debug's own endpoint (`serve`) names an invocation's logs-and-calls route in.
 DETAILS_HEADER = "x-cfn-debug-details"
+#: The header cfn-debug's own endpoint says the runtime's start in (ms; the Java runtime's JVM).
+RUNTIME_START_HEADER = "x-cfn-debug-runtime-start-ms"
 #: Said once, on the first step, by an invoker whose endpoint gives neither logs nor AWS calls.
 NO_DETAILS_NOTE = (
     "[cfn-debug] {url} does not give cfn-debug the handler's logs or its AWS calls (sam local "
@@ -63,6 +67,7 @@ class LocalInvoker:
         *,
         logs: LogsHook | None = None,
         aws_calls: AwsCallsHook | None = None,
+        aws_calls_note: Callable[[str], str | None] | None = None,
         log_tail: bool = False,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
         connect_timeout_s: float = 3.0,
@@ -72,6 +77,8 @@ class LocalInvoker:
         self.label = self.base_url
         self._logs = logs
         self._aws_calls = aws_calls
+        #: function name -> what stands for its AWS calls when its runtime records none
+        self._aws_calls_note = aws_calls_note
         self._log_tail = log_tail
         self._noted_no_details = False
         self._details_client: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
@@ -215,12 +222,18 @@ class LocalInvoker:
             function_name=function_name,
         )
         result.logs = _decode_log_tail(headers.get("x-amz-log-result"))
+        started = headers.get(RUNTIME_START_HEADER)
+        if started is not None:
+            with contextlib.suppress(ValueError):
+                result.runtime_start_s = min(max(float(started) / 1000, 0.0), duration)
         if self._logs is not None and request_id:
             try:
                 result.logs = list(self._logs(request_id)) or result.logs
             except Exception as exc:  # a log hook must never lose the invocation's result
                 result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
         await self._add_details(result, headers.get(DETAILS_HEADER))
+        if self._aws_calls_note is not None and not result.aws_calls:
+            result.aws_calls_note = self._aws_calls_note(function_name)
         return result
 
     async def _add_details(self, result: InvokeResult, details: str | None) -> None:
@@ -265,6 +278,9 @@ class LocalInvoker:
         calls = details.get("aws_calls")
         if isinstance(calls, list):
             result.aws_calls = calls_from_dicts(calls)
+        note = details.get("aws_calls_note")
+        if isinstance(note, str) and not result.aws_calls:
+            result.aws_calls_note = note
 
     async def aclose(self) -> None:
         details, self._details_client = self._details_client, None

@@ -144,6 +144,8 @@ def classify(
         message = data.get("errorMessage") if isinstance(data, dict) else None
         message = message if isinstance(message, str) else ""
         stack = data.get("stackTrace") if isinstance(data, dict) else None
+        if stack is None and isinstance(data, dict):
+            stack = data.get("trace")  # Lambda's Node runtime names the stack so
         if "Task timed out" in message or (_is_timeout_text(message) and not stack):
             return InvokeResult(OutcomeKind.TIMEOUT, error_message=message, **base)
         error_type = data.get("errorType") if isinstance(data, dict) else None
@@ -212,6 +214,10 @@ def _exact_loads(body: bytes) -> Any:
 
 
 _NO_MODULE = re.compile(r"No module named '(?P<name>[^']+)'")
+#: Node's words for a package that is not installed; only a bare package name ("aws-sdk",
+#: "@aws-sdk/client-s3", "aws-sdk/clients/s3"), not the project's own files ("dist/handlers",
+#: "./models").
+_NO_NODE_MODULE = re.compile(r"Cannot find module '(?P<name>(?:@[^/.'][^/']*/)?[^./'][^']*)'")
 
 
 def missing_module(error_type: Any, message: str) -> str | None:
@@ -219,7 +225,12 @@ def missing_module(error_type: Any, message: str) -> str | None:
     if error_type != "Runtime.ImportModuleError":
         return None
     match = _NO_MODULE.search(message)
-    return match.group("name") if match else None
+    if match is not None:
+        return match.group("name")
+    match = _NO_NODE_MODULE.search(message)
+    if match is None or (not match.group("name").startswith("@") and "/" in match.group("name")):
+        return None
+    return "node:" + match.group("name")
 
 
 _IMPORTING = re.compile(r"Unable to import module '(?P<module>[^']+)'")
@@ -251,6 +262,18 @@ def _missing_module(module: str, message: str, base: dict[str, Any]) -> InvokeRe
     """A module missing from the handler's environment: the environment's problem, not the
     handler's (DESIGN section 9), so an infrastructure outcome (the chain ends with ERROR, exit
     2, no finding) that names the module and how to install it."""
+    if module.startswith("node:"):
+        package = module[len("node:") :]
+        return InvokeResult(
+            OutcomeKind.HTTP_ERROR,
+            error_type="Runtime.ImportModuleError",
+            error_message=(
+                f"the handler's node_modules has no package {package!r} ({message}): name it in "
+                "the project's package.json dependencies (cfn-debug then installs them), or "
+                f"`npm install {package}` in the project"
+            ),
+            **base,
+        )
     top = module.split(".", 1)[0]
     return InvokeResult(
         OutcomeKind.HTTP_ERROR,

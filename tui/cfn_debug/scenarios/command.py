@@ -125,10 +125,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print writeOnly property values instead of masking them",
     )
-    parser.add_argument(
+    uniqueness = parser.add_mutually_exclusive_group()
+    uniqueness.add_argument(
+        "--unique",
+        action="store_true",
+        help="give the identifiers the inputs write a per-run suffix (by default they are sent "
+        "as written; a create answered AlreadyExists is retried once with a suffix)",
+    )
+    uniqueness.add_argument(
         "--no-unique",
         action="store_true",
-        help="send identifiers as the inputs give them (no per-run suffix)",
+        help="never add a suffix, not even to retry a create answered AlreadyExists",
     )
     parser.add_argument(
         "--junit",
@@ -253,7 +260,9 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             shape=Shape(args.shape.replace("-", "_")) if args.shape else None,
             examples=args.examples,
             seed=args.seed,
-            unique=not getattr(args, "no_unique", False),
+            unique=False
+            if getattr(args, "no_unique", False)
+            else (True if getattr(args, "unique", False) else None),
             generate=bool(getattr(args, "generate", False)),
         )
         partial["type_configuration"] = options.type_configuration

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.chain_end import inconclusive
-from cfn_debug.contract.requested import requested_differences, short
+from cfn_debug.contract.requested import as_answered, requested_differences, short
 from cfn_debug.events import parse_event
 from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
 from cfn_debug.scenarios.inputs import (
@@ -24,6 +24,7 @@ from cfn_debug.scenarios.inputs import (
     identifier_model,
     identifier_text,
     make_unique,
+    retry_keys,
     unique_suffix,
 )
 from cfn_debug.scenarios.results import (
@@ -179,7 +180,9 @@ class Play:
         self.result = ScenarioResult(name, title)
         self.emit: Emit = (lambda _event: None) if quiet else emit
         self.suffix = unique_suffix()
-        self.create_input, self.unique_values = self.make_unique(runner.inputs.create)
+        self.create_input, self.unique_values = self.make_unique(
+            runner.inputs.create, generated=not runner.inputs.written
+        )
         self.live: dict[str, dict[str, Any]] = {}  # identifier key -> identifier to delete
         #: identifier key -> the last model the handler returned for it (what cleanup deletes
         #: with, as CloudFormation deletes with the whole model it holds)
@@ -188,12 +191,31 @@ class Play:
         #: generated-inputs' attempts: why the create cleanly FAILED (nothing to judge as a MUST)
         self.refused: str | None = None
 
-    def make_unique(self, model: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-        """``model`` with this run's suffix on its natural keys (unless --no-unique)."""
-        if not self.runner.options.unique:
+    def make_unique(
+        self, model: dict[str, Any], *, generated: bool = True
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """``model`` with this run's suffix on its natural keys: for values cfn-debug
+        generated, or with --unique; never with --no-unique (inputs.py's module docstring)."""
+        unique = self.runner.options.unique
+        if unique is False or (unique is None and not generated):
             return copy.deepcopy(model), {}
         exempt = self.runner.inputs.unique_exempt | self.runner.options.unique_exempt
-        return make_unique(self.schema, model, self.suffix, exempt)
+        only = None if generated else retry_keys(self.schema, model, exempt)
+        return make_unique(self.schema, model, self.suffix, exempt, only)
+
+    def _unique_retry(self) -> dict[str, Any] | None:
+        """The create input with a suffix, for one retry after AlreadyExists on values the
+        user wrote (the previous run's resource in the way); None when that is not allowed
+        (--no-unique, values made unique already) or changes nothing."""
+        if self.runner.options.unique is False or self.unique_values:
+            return None
+        exempt = self.runner.inputs.unique_exempt | self.runner.options.unique_exempt
+        only = retry_keys(self.schema, self.create_input, exempt)
+        retried, changed = make_unique(self.schema, self.create_input, self.suffix, exempt, only)
+        if not changed:
+            return None
+        self.create_input, self.unique_values = retried, changed
+        return retried
 
     # -- sending --
 
@@ -398,6 +420,13 @@ class Play:
         self, label: str = "create", *, token: str | None = None
     ) -> Created | None:
         created = await self.create(self.create_input, label, token=token)
+        if failed_with(created.run, "AlreadyExists") and self._unique_retry() is not None:
+            written = ", ".join(f"{k}={v}" for k, v in self.unique_values.items())
+            self.note(
+                f"{label} ended AlreadyExists for the values as written: retried once with a "
+                f"unique suffix ({written})"
+            )
+            created = await self.create(self.create_input, f"{label} (unique)", token=token)
         if succeeded(created.run) and created.identifier:
             return created
         if failed_with(created.run, "AlreadyExists") and self.runner.leaked:
@@ -481,6 +510,7 @@ class Play:
         if model is None:
             self.verdict("scenario-read-back-equal", False, "read returned no resourceModel", label)
             return
+        model = as_answered(self.schema, final_progress(run), model)  # the Go plugin's strings
         problems = read_back_problems(self.schema, expected, model)
         if problems:
             text = "; ".join(t for _, t in problems[:6])

@@ -77,7 +77,10 @@ def check_schema_file(path: Path) -> SchemaReport:
     except RecursionError:
         note = SchemaNote("", "error", "nested too deep for cfn-debug to walk")
         return SchemaReport(path, False, notes=[note])
+    from cfn_debug.schema.slips import slips
+
     notes = list(schema.notes)
+    notes.extend(SchemaNote(*slip) for slip in slips(data) if slip[1] != "error")
     notes.extend(_handler_notes(schema))
     notes.extend(_insertion_order_notes(schema))
     notes.extend(_compile_notes(schema))
