@@ -35,6 +35,15 @@ STACK_NAME = "cfn-debug-setup"
 WAIT_S = 300.0
 
 
+#: The local AWS answered XML botocore cannot parse: moto writes a control character of a value
+#: raw into its XML answer, which no XML reader accepts.
+UNREADABLE = (
+    "the local AWS's answer about the setup stack cannot be read: XML cannot carry a control "
+    "character, and an Output, Export name, parameter or resource property of the stack holds "
+    "one; remove it from the template"
+)
+
+
 class SetupError(CfnDebugError):
     """The setup stack could not be deployed."""
 
@@ -169,6 +178,7 @@ def deploy_setup(
     about: the handler may not need it. A failure of the local AWS names the resource and is
     an infrastructure limit (SetupError, exit 2)."""
     from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
 
     report = progress or (lambda _p: None)
     text, resources, outputs = template_resources(template)
@@ -187,6 +197,8 @@ def deploy_setup(
     except (ClientError, BotoCoreError) as error:
         raise SetupError(f"the setup stack could not be deployed: {error}", path=template) from None
     except Exception as error:  # moto's server failing (an HTML 500 page botocore cannot parse)
+        if isinstance(error, ResponseParserError) and "not well-formed" in str(error):
+            raise SetupError(UNREADABLE, path=template) from None  # XML with a control character
         where = _failed_resource(client, stack_name, resources)
         raise SetupError(
             f"the local AWS failed while deploying {where}; {_local_failure(error)}: an "
@@ -222,6 +234,8 @@ def deploy_setup(
         exports = list_exports(client)
     except (ClientError, BotoCoreError) as error:
         raise SetupError(f"cannot list the exports: {error}", path=template) from None
+    except ResponseParserError:
+        raise SetupError(UNREADABLE, path=template) from None
     seconds = time.perf_counter() - started
     report(SetupProgress(f"stack {stack_name} ready: {len(exports)} export(s)", total, total))
     return SetupResult(stack_name, template, resources, exports, seconds)
