@@ -28,7 +28,6 @@ from .conftest import (
     cfn_debug,
     clean_env,
     copy_project,
-    needs_go,
     needs_jdk,
 )
 
@@ -233,9 +232,8 @@ def test_no_jar_and_an_offline_maven_is_a_one_line_exit_2(tmp_path: Path) -> Non
     assert "mvn package failed (exit status 1): Plugin resolution failed" in done.stderr
 
 
-@needs_go
-def test_local_aws_reaches_the_go_binary(go_note: Path, tmp_path: Path) -> None:
-    code, report, stderr = _run(go_note, tmp_path, "list.json", extra=("--local-aws", "--logs"))
+def test_local_aws_reaches_the_handler_process(project: Path, tmp_path: Path) -> None:
+    code, report, stderr = _run(project, tmp_path, "list.json", extra=("--local-aws", "--logs"))
     assert code == 0, stderr
     lines = report["runs"][0]["steps"][0]["result"]["logs"]
     assert any("AWS_ENDPOINT_URL=http://127.0.0.1:" in line and "credentials=true" in line

@@ -108,6 +108,24 @@ def _expanded_size(root: yaml.Node, path: Path) -> int:
     return sizes[id(root)]
 
 
+#: The top-level sections the endpoint reads; the others (Outputs, Metadata, Parameters...) are
+#: neither measured nor built, so whatever they hold (an alias bomb included) harms nothing.
+USED_SECTIONS = frozenset({"Resources", "Globals"})
+
+
+def _used_sections(node: yaml.Node) -> yaml.Node:
+    """The top-level mapping with only the sections in USED_SECTIONS (the composed graph is
+    kept: an alias in them still reaches what it names elsewhere, and is measured)."""
+    if not isinstance(node, yaml.MappingNode):
+        return node
+    pairs = [
+        (key, value)
+        for key, value in node.value
+        if isinstance(key, yaml.ScalarNode) and key.value in USED_SECTIONS
+    ]
+    return yaml.MappingNode(node.tag, pairs, node.start_mark, node.end_mark, node.flow_style)
+
+
 def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
@@ -124,6 +142,7 @@ def _load_yaml(text: str, path: Path) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
+        node = _used_sections(node)
         if _expanded_size(node, path) > MAX_TEMPLATE_NODES:
             raise ProjectError(
                 f"expected a template of at most {MAX_TEMPLATE_NODES:,} values once its YAML "

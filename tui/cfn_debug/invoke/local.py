@@ -27,6 +27,7 @@ from cfn_debug.records import InvokeResult, OutcomeKind
 DEFAULT_READ_TIMEOUT_S = 900.0
 #: The header cfn-debug's own endpoint (`serve`) names an invocation's logs-and-calls route in.
 DETAILS_HEADER = "x-cfn-debug-details"
+NESTED = "is nested too deep to read"
 #: The header cfn-debug's own endpoint says the runtime's start in (ms; the Java runtime's JVM).
 RUNTIME_START_HEADER = "x-cfn-debug-runtime-start-ms"
 #: Said once, on the first step, by an invoker whose endpoint gives neither logs nor AWS calls.
@@ -266,10 +267,21 @@ class LocalInvoker:
         except (httpx.HTTPError, ValueError) as exc:
             result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
             return
+        except RecursionError:  # nested past what json reads: the step's answer is kept
+            result.logs = [*result.logs, f"[cfn-debug] could not read the logs: {path} {NESTED}"]
+            return
+        try:
+            self._take_details(details, path, response.status_code, result)
+        except RecursionError:
+            result.logs = [*result.logs, f"[cfn-debug] could not read the logs: {path} {NESTED}"]
+            result.aws_calls = []
+
+    def _take_details(self, details: Any, path: str, status: int, result: InvokeResult) -> None:
+        """The logs and AWS calls of a details answer, into ``result``."""
         if not isinstance(details, dict):
             result.logs = [
                 *result.logs,
-                f"[cfn-debug] could not fetch the logs: HTTP {response.status_code} from {path}",
+                f"[cfn-debug] could not fetch the logs: HTTP {status} from {path}",
             ]
             return
         logs = details.get("logs")
