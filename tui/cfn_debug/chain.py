@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.aws_calls import step_calls
+from cfn_debug.chain_end import handler_clock_s
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
 from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.invoke.base import Invoker
@@ -464,14 +465,21 @@ async def run_chain(
             if chain_timeout is not None:
                 wait = min(wait, max(0.0, chain_timeout - (time.monotonic() - t0)))
             control._skip.clear()
-            yield DelayStarted(run.run_id, index, wait, requested, time.monotonic())
+            delay_started = time.monotonic()
+            yield DelayStarted(run.run_id, index, wait, requested, delay_started)
             won = await _race(asyncio.sleep(wait), control, control._skip)
+            if won is control._skip:  # the step records what was waited, not what was announced
+                step.callback_delay_s = min(wait, time.monotonic() - delay_started)
             if won is control._cancel or control.cancelled:
                 end_reason = EndReason.CANCELLED
                 break
             if chain_timeout is not None and time.monotonic() - t0 >= chain_timeout:
                 end_reason = EndReason.HANDLER_TIMEOUT
                 break
+        # CloudFormation's clock counts every delay asked for, waited here or not (--max-delay)
+        if chain_timeout is not None and handler_clock_s(run.steps)[0] >= chain_timeout:
+            end_reason = EndReason.HANDLER_TIMEOUT
+            break
 
         progress = result.progress or {}
         next_context = progress.get("callbackContext")

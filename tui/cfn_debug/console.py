@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape as escape_markup
 from rich.text import Text
 
+from cfn_debug.chain_end import INCONCLUSIVE_HINT, inconclusive
 from cfn_debug.records import (
     WARN_FRACTION,
     AwaitingStep,
@@ -158,11 +159,17 @@ class ConsolePrinter:
         self.console.print(
             f"  vs previous run: [green]{len(event.fixed)} fixed[/], "
             f"[red]{len(event.new)} new[/], [yellow]{len(event.still)} still failing[/]"
+            + (
+                f", {len(event.gone)} no longer seen ({escape(event.gone_because)}: not a fix)"
+                if event.gone
+                else ""
+            )
         )
         for mark, style, findings in (
             ("fixed", "green", event.fixed),
             ("new", "red", event.new),
             ("still", "yellow", event.still),
+            ("gone", "dim", event.gone),
         ):
             for finding in findings:
                 where = f" {escape(finding.pointer)}" if finding.pointer else ""
@@ -252,8 +259,11 @@ class ConsolePrinter:
         must = len(run.must_failures)
         should = len(run.findings) - must
         status = run.final_status or (run.end_reason.value if run.end_reason else "?")
+        why = inconclusive(run)
         if run.end_reason is EndReason.ERROR:
             verdict = "[bold magenta]✖ could not run[/]"
+        elif why is not None:
+            verdict = "[bold magenta]? inconclusive[/]"
         elif must:
             verdict = "[bold red]✖[/]"
         else:
@@ -278,6 +288,8 @@ class ConsolePrinter:
             f"  {verdict} {escape(status)}{reason} after {own} step(s){extra}, "
             f"{run.total_s:.2f} s; {must} MUST, {should} SHOULD"
         )
+        if why is not None:
+            self.console.print(f"    [magenta]{escape(why)}[/]")
 
 
 def summary_line(runs: list[RunRecord]) -> str:
@@ -287,9 +299,12 @@ def summary_line(runs: list[RunRecord]) -> str:
     must = sum(len(r.must_failures) for r in runs)
     should = sum(len(r.findings) for r in runs) - must - internal
     errors = sum(1 for r in runs if r.end_reason is EndReason.ERROR)
+    undecided = sum(1 for r in runs if inconclusive(r) is not None)
     parts = [f"{len(runs)} run(s)", f"{must} MUST finding(s)", f"{should} SHOULD finding(s)"]
     if errors:
         parts.append(f"{errors} could not run")
+    if undecided:
+        parts.append(f"{undecided} inconclusive ({INCONCLUSIVE_HINT})")
     if internal:
         parts.append(f"{internal} step(s) cfn-debug failed to check (a bug in cfn-debug)")
     return ", ".join(parts)

@@ -68,13 +68,15 @@ def add_demo_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_hook_settings_option(parser: argparse.ArgumentParser) -> None:
-    """--type-configuration for `run` and `ui`: a hook's settings (`scenario` has its own)."""
+    """--type-configuration for `run` and `ui`: a hook's settings, or the typeConfiguration a
+    resource type's requests carry (`scenario` has its own)."""
     parser.add_argument(
         "--type-configuration",
         metavar="JSON|FILE",
-        help="a hook's settings (the requests' hookModel): a file in the CLI's type "
-        "configuration format, or a JSON object (default: the project's .type_config.json, "
-        "else ~/.cfn-cli/typeConfiguration.json, else the defaults its schema declares)",
+        help="a resource type's: the typeConfiguration every request carries (a JSON object, "
+        "or a file holding one); a hook's: its settings (the requests' hookModel), a file in "
+        "the CLI's type configuration format or a JSON object (default: the project's "
+        ".type_config.json, else ~/.cfn-cli/typeConfiguration.json, else its schema's defaults)",
     )
 
 

@@ -325,8 +325,11 @@ def find_events(
             dirs.append(repo_events)
     events = _load_events(dirs, errors, exports)
     for name in INPUT_DIRS:
-        if (root / name).is_dir():
+        # the first that holds inputs, as `scenario` reads them: `cfn init` leaves
+        # example_inputs/ behind, and a project with inputs/ no longer means it
+        if (root / name).is_dir() and any((root / name).glob("inputs_*.json")):
             events.extend(_load_inputs(root / name, errors, exports))
+            break
     return events, errors
 
 

@@ -66,6 +66,12 @@ class Workspace:
         #: `cfn test`'s order for inputs/: an inputs_N_update updates what inputs_N_create made
         #: in this workspace (every path: `run`, `--watch`, the dashboard)
         self.inputs_chain = InputsChain(schema)
+        #: the model the last CREATE, READ or UPDATE that ended SUCCESS returned: what a LIST
+        #: event naming no model is sent with, as `cfn test` lists with the current model
+        self.current_model: dict[str, Any] | None = None
+        #: (event name, model) of every CREATE of an event file that ended SUCCESS here, until a
+        #: DELETE of it succeeds: what a scenario's AlreadyExists may be the session's own doing
+        self.created: list[tuple[str, dict[str, Any]]] = []
 
     @property
     def aws_target(self) -> AwsTarget | None:
@@ -258,19 +264,61 @@ class Workspace:
         of answering with the previous run's widget or AlreadyExists; unless the event pins
         them (``pin``: edited in the session; a create naming a seed widget keeps its Name).
         Events built in code (no file: the scenarios', which make their own unique values) and
-        every other project's events are sent as written.
+        every other project's events are sent as written. Before each run of a demo event file
+        the demo's seed widgets are restored and an update of a missing widget finds its Name
+        free (``demo.seeds``), so every documented fault reproduces on every run.
 
         An ``inputs_N_update`` is sent with the identifier and previous state the SUCCESS of
         ``inputs_N_create`` returned in this workspace, when the file has no identifier
         (``project.InputsChain``); a pinned (edited) event is sent as the user wrote it."""
         if event.path is None or self.is_pinned(event) or self.hook is not None:
             return event
+        event = self._with_current_model(event)
         event = self.inputs_chain.prepare(event)
         if not self.is_demo:
             return event
         from cfn_debug.demo.runs import fresh_request
 
-        return fresh_request(event)
+        event = fresh_request(event)
+        if self.embedded is not None:  # the handlers' store is this machine's to restore
+            from cfn_debug.demo.seeds import restore_for
+
+            restore_for(event, self.aws.env_vars if self.aws is not None else None)
+        return event
+
+    def _with_current_model(self, event: EventSpec) -> EventSpec:
+        """A LIST event that names no model, sent with :attr:`current_model` (if any)."""
+        norm = event.normalized
+        if event.action is not Action.LIST or norm.desired is not None:
+            return event
+        if self.current_model is None:
+            return event
+        import copy
+        import dataclasses
+
+        desired = copy.deepcopy(self.current_model)
+        return dataclasses.replace(event, normalized=dataclasses.replace(norm, desired=desired))
+
+    def _remember_model(self, run: Any, event: EventSpec) -> None:
+        if run.action is Action.DELETE and run.final_status == "SUCCESS" and self.schema:
+            gone = self.schema.identifier_of(event.normalized.desired or {})
+            self.created = [
+                (name, model)
+                for name, model in self.created
+                if gone is None or self.schema.identifier_of(model) != gone
+            ]
+        if run.action not in (Action.CREATE, Action.READ, Action.UPDATE):
+            return
+        if run.final_status != "SUCCESS":
+            return
+        for step in reversed(run.steps):
+            progress = step.result.progress
+            model = progress.get("resourceModel") if isinstance(progress, dict) else None
+            if isinstance(model, dict):
+                self.current_model = model
+                if run.action is Action.CREATE and event.path is not None:
+                    self.created.append((event.name, model))
+                return
 
     def run(
         self,
@@ -302,6 +350,7 @@ class Workspace:
             async for chain_event in stream:
                 if isinstance(chain_event, RunEnded):
                     self.inputs_chain.record(event, chain_event.run)
+                    self._remember_model(chain_event.run, event)
                 yield chain_event
         finally:
             close = getattr(stream, "aclose", None)
@@ -462,6 +511,12 @@ def _connect(
                 "expected the name or ARN of the deployed function with --endpoint aws",
                 field="--function-name",
             )
+        if not region and not _known_region(function_name, profile):
+            raise CfnDebugError(
+                "expected a region for --endpoint aws: give --region, set AWS_REGION, or name "
+                "one in the profile (or give the function's ARN)",
+                field="--region",
+            )
         from cfn_debug.invoke.aws import AwsInvoker
 
         invoker_aws = AwsInvoker(region, profile)
@@ -475,3 +530,17 @@ def _connect(
 
     local = LocalInvoker(endpoint)
     return local, local.label, None
+
+
+def _known_region(function_name: str, profile: str | None) -> bool:
+    """Whether boto3 knows a region to invoke ``function_name`` in without --region: the
+    function's ARN names one, or the environment or the profile does."""
+    if function_name.startswith("arn:") and len(function_name.split(":")) > 3:
+        return bool(function_name.split(":")[3])
+    import boto3
+    from botocore.exceptions import BotoCoreError
+
+    try:
+        return bool(boto3.Session(profile_name=profile).region_name)
+    except BotoCoreError:  # an unknown profile: the invoker says so with its own message
+        return True

@@ -98,6 +98,7 @@ def run_command(args: argparse.Namespace) -> int:
 def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from rich.console import Console
 
+    from cfn_debug.chain_end import inconclusive_runs
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
@@ -123,6 +124,7 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     partial["workspace"] = workspace
     try:
         events, run_notes = _events_to_run(args, workspace, load_event)
+        events = _with_type_configuration(args, workspace, events)
     except BaseException:
         workspace.close()
         raise
@@ -179,6 +181,8 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs) or _internal_errors(runs):
         return ExitCode.ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
+    if inconclusive_runs(runs):
+        return ExitCode.ERROR  # a chain the re-invoke cap stopped decided nothing: never a pass
     return ExitCode.FINDINGS if any(run.must_failures for run in runs) else ExitCode.OK
 
 
@@ -348,6 +352,27 @@ def _events_to_run(
     return lifecycle_order(workspace.project.events), []
 
 
+def _with_type_configuration(
+    args: argparse.Namespace, workspace: Any, events: list[Any]
+) -> list[Any]:
+    """--type-configuration: every event carries it (checked against the schema's
+    typeConfiguration definition first, as `scenario` checks it)."""
+    if not getattr(args, "type_configuration", None) or getattr(workspace, "hook", None):
+        return events  # a hook's settings are the hook workspace's (hooks.workspace)
+    import dataclasses
+
+    from cfn_debug.scenarios.command import type_configuration
+
+    config = type_configuration(args, workspace.schema)
+    return [
+        dataclasses.replace(
+            event,
+            normalized=dataclasses.replace(event.normalized, type_configuration=config),
+        )
+        for event in events
+    ]
+
+
 _LIFECYCLE = {"CREATE": 0, "READ": 1, "UPDATE": 2, "LIST": 3, "DELETE": 4}
 
 
@@ -417,5 +442,11 @@ def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
                 "run_id": run.run_id,
                 "message": message,
             }
+        )
+    from cfn_debug.chain_end import inconclusive_runs
+
+    for run, why in inconclusive_runs(runs):
+        errors.append(
+            {"kind": "inconclusive", "event": run.event_name, "run_id": run.run_id, "message": why}
         )
     return errors

@@ -151,7 +151,8 @@ def classify(
         error_type = data.get("errorType") if isinstance(data, dict) else None
         missing = missing_module(error_type, message)
         if missing is not None:
-            return _missing_module(missing, message, base)
+            typo = _handler_module_typo(missing, message, base)
+            return typo if typo is not None else _missing_module(missing, message, base)
         return InvokeResult(
             OutcomeKind.CRASH,
             error_type=error_type if isinstance(error_type, str) else function_error or "Unhandled",
@@ -230,6 +231,31 @@ def missing_module(error_type: Any, message: str) -> str | None:
     if match is None or (not match.group("name").startswith("@") and "/" in match.group("name")):
         return None
     return "node:" + match.group("name")
+
+
+_IMPORTING = re.compile(r"Unable to import module '(?P<module>[^']+)'")
+
+
+def _handler_module_typo(missing: str, message: str, base: dict[str, Any]) -> InvokeResult | None:
+    """The module the function's Handler names is itself missing (``Unable to import module
+    'notes.handlers': No module named 'notes'``): a typo in template.yml's Handler (or a CodeUri
+    that points elsewhere), not a dependency to install. A function that could not be loaded
+    (CRASH with the runtime's error type: exit 2, never a finding), said so."""
+    match = _IMPORTING.search(message)
+    if match is None:
+        return None
+    module = match.group("module")
+    if missing != module and not module.startswith(missing + "."):
+        return None
+    return InvokeResult(
+        OutcomeKind.CRASH,
+        error_type="Runtime.ImportModuleError",
+        error_message=(
+            f"the Handler in template.yml names module {module!r}, and there is no {missing!r} "
+            "in the function's code directory: check the Handler's spelling (and its CodeUri)"
+        ),
+        **base,
+    )
 
 
 def _missing_module(module: str, message: str, base: dict[str, Any]) -> InvokeResult:

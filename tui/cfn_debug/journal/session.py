@@ -4,9 +4,13 @@ A journal is JSON Lines, one line per event as it happens, flushed per line so a
 killed terminal) loses at most the line being written:
 
     {"type": "session", "version": ..., "created": ..., "project": ..., "endpoint": ...}
-    {"type": "run_started", "run": {... no steps ...}}
+    {"type": "run_started", "run": {... no steps ...}, "project": ...}
     {"type": "step", "run_id": ..., "step": {...}}
     {"type": "run_ended", "run": {... no steps: they are on the step lines ...}}
+    {"type": "scenario_ended", "scenario": {... cfn_debug.scenarios.summary ...}}
+
+A run's ``project`` is that of the process that wrote it: a journal given twice with
+``--journal`` for two projects exports each run under its own.
 
 ``load_journal`` rebuilds the RunRecords with every completed step; a run without its
 ``run_ended`` line comes back with ``end_reason`` None (interrupted). A torn last line is reported
@@ -53,13 +57,32 @@ class Session:
     created: str | None = None
     path: Path | None = None
     problems: list[str] = field(default_factory=list)  # e.g. a torn last line, reported on load
+    #: scenario results as plain data (``cfn_debug.scenarios.summary``), in the order they ended
+    scenarios: list[dict[str, Any]] = field(default_factory=list)
+    #: run id -> the project of the journal header it was written under (a reused journal)
+    run_projects: dict[str, str | None] = field(default_factory=dict)
+
+    def project_of(self, run_id: str) -> str | None:
+        """The project ``run_id`` ran against (the session's, when the journal has one header)."""
+        return self.run_projects.get(run_id, self.project)
+
+    @property
+    def projects(self) -> list[str]:
+        """Every project the runs ran against, in order (more than one: a reused journal)."""
+        found: list[str] = []
+        for run in self.runs:
+            project = self.project_of(run.run_id)
+            if project is not None and project not in found:
+                found.append(project)
+        return found
 
     @property
     def meta(self) -> dict[str, Any]:
+        projects = self.projects
         return {
             k: v
             for k, v in (
-                ("project", self.project),
+                ("project", "; ".join(projects) if len(projects) > 1 else self.project),
                 ("endpoint", self.endpoint),
                 ("version", self.version),
                 ("created", self.created),
@@ -210,7 +233,10 @@ class Journal:
         elif isinstance(event, RunStarted):
             if self.endpoint is None and self._fd is None:
                 self.endpoint = event.run.endpoint
-            self.write({"type": "run_started", "run": redact(_run_head(event.run))})
+            entry = {"type": "run_started", "run": redact(_run_head(event.run))}
+            if self.project is not None:  # a journal may be reused for another project
+                entry["project"] = self.project
+            self.write(entry)
         elif isinstance(event, RunEnded):
             self._contexts.pop(event.run.run_id, None)
             self._models.forget(event.run.run_id)
@@ -495,6 +521,8 @@ def _apply(
         session.created = entry.get("created")
     elif kind == "run_started":
         run = RunRecord.from_dict(entry["run"])
+        project = entry.get("project")  # the project of the process that wrote the run
+        session.run_projects[run.run_id] = project if isinstance(project, str) else session.project
         # until its run_ended line, a run is unfinished (interrupted, if none ever comes)
         run.steps, run.end_reason, run.final_status, run.chain_findings = [], None, None, []
         runs[run.run_id] = run
@@ -518,6 +546,11 @@ def _apply(
         known = runs.get(ended.run_id)
         ended.steps = known.steps if known is not None else []
         runs[ended.run_id] = ended
+    elif kind == "scenario_ended":
+        summary = entry.get("scenario")
+        if not isinstance(summary, dict) or not isinstance(summary.get("name"), str):
+            raise ValueError("expected a scenario summary with a name")
+        session.scenarios.append(summary)
     else:
         raise ValueError(f"unknown entry type {kind!r}")
 

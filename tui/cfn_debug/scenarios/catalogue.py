@@ -129,7 +129,7 @@ async def create_list(p: Play) -> None:
     created = await p.setup_create()
     if created is None:
         return
-    listing = await p.list_all()
+    listing = await p.list_all(model=created.model)
     _listed(p, "scenario-list-after-create", created.identifier, listing, present=True)
 
 
@@ -225,7 +225,7 @@ async def create_idempotent(p: Play) -> None:
         text = "; ".join(problems) or f"one resource, {first}: read succeeds{counted}"
         p.verdict("scenario-create-idempotent", not problems, text, label)
         return
-    listing = await p.list_all("list after both requests")
+    listing = await p.list_all("list after both requests", created.model)
     if listing.complete:
         listed = listing.identifiers(p.schema)
         if identifier_key(created.identifier) not in listed:
@@ -262,10 +262,12 @@ async def update_list(p: Play) -> None:
     created = await p.setup_create()
     if created is None:
         return
-    before = await p.list_all("list before the update")
-    if await p.setup_update(created) is None:
+    before = await p.list_all("list before the update", created.model)
+    updated = await p.setup_update(created)
+    if updated is None:
         return
-    listing = await p.list_all()
+    current = {**(model_of(updated) or created.model), **identifier_model(created.identifier or {})}
+    listing = await p.list_all(model=current)
     if not _listed(p, "scenario-list-after-update", created.identifier, listing, present=True):
         return
     if before.complete and listing.complete:  # what the update added, whatever its names
@@ -431,7 +433,7 @@ async def delete_list(p: Play) -> None:
     created = await p.setup_create()
     if created is None or await p.setup_delete(created) is None:
         return
-    listing = await p.list_all("list after delete")
+    listing = await p.list_all("list after delete", created.model)
     _listed(p, "scenario-list-after-delete", created.identifier, listing, present=False)
 
 
@@ -529,14 +531,16 @@ async def generated_inputs(p: Play) -> None:
         return
     failure = found.failure
     sub = failure.payload
-    p.result.minimal_input = failure.model
+    # what the create sent (overrides applied, unique values suffixed), not the generated model
+    sent = sub.create_input if isinstance(sub.create_input, dict) else failure.model
+    p.result.minimal_input = sent
     _replay(p, sub)
     stopped = " (shrinking stopped at the run budget)" if found.budget_exhausted else ""
     text = (
-        f"minimal failing input{stopped}: {json.dumps(failure.model, ensure_ascii=False)}"
+        f"minimal failing input{stopped}, as sent: {json.dumps(sent, ensure_ascii=False)}"
         + (
-            f" (sent with {', '.join(f'{k}={v}' for k, v in sub.unique_values.items())})"
-            if sub.unique_values
+            f" (generated as {json.dumps(failure.model, ensure_ascii=False)})"
+            if sent != failure.model
             else ""
         )
         + f"; after {found.attempts} input(s): "

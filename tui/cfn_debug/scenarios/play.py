@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.chain_end import inconclusive
 from cfn_debug.contract.requested import as_answered, requested_differences, short
 from cfn_debug.events import parse_event
 from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
@@ -260,6 +261,11 @@ class Play:
                 run = chain_event.run
         assert run is not None  # run_chain always ends with RunEnded
         self.result.actions.append(ScenarioAction(label, purpose, run, waived))
+        why = inconclusive(run)
+        if why is not None and purpose is Purpose.SCENARIO:
+            from cfn_debug.errors import CfnDebugError
+
+            raise CfnDebugError(f"{label}: {why}")  # no verdict: the scenario stops, cleans up
         if run.end_reason is EndReason.ERROR:
             from cfn_debug.infrastructure import infrastructure_error
 
@@ -351,15 +357,22 @@ class Play:
             self.last_models.pop(key, None)
         return run
 
-    async def list_all(self, label: str = "list") -> Listing:
-        """Every page, following nextToken until it is null (or repeats, or the cap)."""
+    async def list_all(self, label: str = "list", model: dict[str, Any] | None = None) -> Listing:
+        """Every page, following nextToken until it is null (or repeats, or the cap).
+
+        Each page carries ``model`` (the resource the scenario is about; before it exists, the
+        create input) as its desiredResourceState, as `cfn test` sends the current model with
+        every LIST: a handler that lists within a parent (the objects of the model's bucket)
+        needs it."""
+        if model is None:
+            model = self.create_input
         listing = Listing()
         token: str | None = None
         seen: set[str] = set()
         cap = self.runner.options.max_list_pages
         for page in range(1, cap + 1):
             page_label = label if page == 1 else f"{label} (page {page})"
-            run = await self.chain(Action.LIST, None, page_label, next_token=token)
+            run = await self.chain(Action.LIST, model, page_label, next_token=token)
             listing.runs.append(run)
             progress = final_progress(run)
             if page == 1:
@@ -419,10 +432,42 @@ class Play:
         if failed_with(created.run, "AlreadyExists") and self.runner.leaked:
             self.leak_skip(f"{label} ended {describe(created.run)}")
             return None
+        mine = self._session_made() if failed_with(created.run, "AlreadyExists") else None
+        if mine is not None:  # the session's own run made it: say so, delete it, try again
+            name, model = mine
+            text = identifier_text(self.schema.identifier_of(model))
+            self.note(
+                f"{label} ended {describe(created.run)}: {text} was created earlier in this "
+                f"session by {name}; deleting it (cleanup) and creating again"
+            )
+            removed = await self.delete(model, f"cleanup: delete {text}", Purpose.CLEANUP)
+            if succeeded(removed):  # (the workspace forgets it: Workspace._remember_model)
+                created = await self.create(self.create_input, f"{label} (again)", token=token)
+                if succeeded(created.run) and created.identifier:
+                    return created
+            else:
+                self.block(
+                    f"{label} ended {describe(created.run)}: {text}, created earlier in this "
+                    f"session by {name}, could not be deleted ({describe(removed)}): delete it, "
+                    "or run the scenarios without --no-unique"
+                )
+                return None
         if succeeded(created.run):
             self.block(f"{label} returned SUCCESS without a primary identifier: cannot go on")
         else:
             self.block(f"{label} ended {describe(created.run)}: the scenario needs it to succeed")
+        return None
+
+    def _session_made(self) -> tuple[str, dict[str, Any]] | None:
+        """The resource an event file's create made earlier in this session with the values
+        this create input asks for (its createOnly ones), if any."""
+        names = create_only_names(self.schema, self.create_input)
+        if not names:
+            return None
+        for entry in reversed(getattr(self.runner.workspace, "created", [])):
+            _, model = entry
+            if all(model.get(n) == self.create_input.get(n) for n in names):
+                return entry
         return None
 
     def update_request(self, created: Created) -> dict[str, Any]:
