@@ -191,6 +191,8 @@ class ConsolePrinter:
         line.pad_right(max(0, 34 - line.cell_len))
         line.append(f"{step.duration_s:7.2f} s / {step.limit_s:g} s ")
         line.append_text(timing_bar(step.duration_s, step.limit_s))
+        if step.result.runtime_start_s:  # a JVM started for this invocation: not the handler's
+            line.append(f"  JVM start {step.result.runtime_start_s:.2f} s", style="dim")
         if step.callback_delay_s:
             line.append(f"  delay {step.callback_delay_s:g} s", style="dim")
         if step.origin:  # cfn-debug's own invocation (cfn_debug.readback), not the event's

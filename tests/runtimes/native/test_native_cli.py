@@ -103,6 +103,12 @@ def test_run_replays_the_chain_and_finds_the_planted_fault_as_in_python(
     assert _rules(create) == set(), create["steps"]
     assert any("invoking" in line or "received the CREATE" in line
                for line in create["steps"][0]["result"]["logs"])  # fmt: skip
+    if runtime == "java":  # and the console says it beside each step's duration
+        console = cfn_debug(
+            "run", "--project", str(project), "--max-delay", "0", "--no-journal",
+            "--env-vars", _env_vars(tmp_path), str(project / "sam-tests" / "list.json"),
+        )  # fmt: skip
+        assert "JVM start" in console.stdout, console.stdout
     note = create["steps"][0]["result"]["aws_calls_note"]
     assert note.startswith("AWS calls: not recorded for this runtime"), note
     expected = demo_rules[runtime]
