@@ -19,6 +19,10 @@ from cfn_debug.records import EndReason, OutcomeKind, RunRecord, Step
 
 #: What to do about a chain the re-invoke cap stopped.
 INCONCLUSIVE_HINT = "raise --max-reinvoke or check the handler"
+#: The most of one callbackDelaySeconds the clock counts: the top of the range the SHOULD rule
+#: callback-delay-range allows (Lambda's longest run). A larger value is that finding, and no
+#: contract sentence says CloudFormation would wait all of it, so it never makes a MUST alone.
+MAX_COUNTED_DELAY_S = 900.0
 
 
 def requested_delay_s(progress: Any) -> float:
@@ -34,14 +38,14 @@ def requested_delay_s(progress: Any) -> float:
 def handler_clock_s(steps: Sequence[Step]) -> tuple[float, float]:
     """(the chain's time on CloudFormation's clock, the part of it that is requested delays):
     the handler's invocations (cfn-debug's own read-backs excluded) and every callbackDelaySeconds
-    it asked for, waited or not."""
+    it asked for, waited or not (each at most :data:`MAX_COUNTED_DELAY_S`)."""
     run_s = delays_s = 0.0
     for step in steps:
         if step.origin is not None:
             continue
         run_s += step.duration_s
         if step.result.kind is OutcomeKind.PROGRESS:
-            delays_s += requested_delay_s(step.result.progress)
+            delays_s += min(requested_delay_s(step.result.progress), MAX_COUNTED_DELAY_S)
     return run_s + delays_s, delays_s
 
 
