@@ -10,6 +10,7 @@ from rich.markup import escape as escape_markup
 from rich.text import Text
 
 from cfn_debug.chain_end import INCONCLUSIVE_HINT, inconclusive
+from cfn_debug.export.masking import Masker
 from cfn_debug.records import (
     WARN_FRACTION,
     AwaitingStep,
@@ -29,7 +30,7 @@ from cfn_debug.records import (
     StepCompleted,
 )
 from cfn_debug.stepsummary import list_summary
-from cfn_debug.text.redact import redact_text
+from cfn_debug.text.redact import redact, redact_text
 from cfn_debug.text.terminal import printable
 from cfn_debug.watch import (
     BuildFinished,
@@ -308,3 +309,62 @@ def summary_line(runs: list[RunRecord]) -> str:
     if internal:
         parts.append(f"{internal} step(s) cfn-debug failed to check (a bug in cfn-debug)")
     return ", ".join(parts)
+
+
+class OutputMasker:
+    """What `run` prints or writes as JSON shows no writeOnly value unless --reveal-write-only.
+
+    Credentials are redacted whatever the option. The journal is the user's private record and
+    keeps the values (still without credentials); exports mask them again.
+    """
+
+    def __init__(self, write_only: Any, *, reveal: bool) -> None:
+        self.write_only = tuple(write_only)
+        self.reveal = reveal
+        self._first: dict[str, Any] = {}  # run id -> first step: it carries what was requested
+
+    def _masker(self, steps: list[Any]) -> Any:
+        holder = RunRecord("", "", None, steps[0].action, "", "", "", steps=steps)
+        return Masker(self.write_only, reveal_write_only=self.reveal, runs=[holder]), holder
+
+    def step(self, run_id: str, step: Any) -> Any:
+        first = self._first.setdefault(run_id, step)
+        steps = [first, step] if first is not step else [step]
+        masker, holder = self._masker(steps)
+        return masker.run(holder).steps[-1]
+
+    def run_dict(self, run: Any) -> dict[str, Any]:
+        if not run.steps:
+            return redact(run.to_dict())  # type: ignore[no-any-return]
+        return Masker(self.write_only, reveal_write_only=self.reveal, runs=[run]).run_dict(run)  # type: ignore[no-any-return]
+
+    def event(self, event: Any) -> Any:
+        """A masked copy of a step or run event; other events as they are."""
+        if isinstance(event, StepCompleted):
+            return StepCompleted(event.run_id, self.step(event.run_id, event.step))
+        if isinstance(event, RunEnded) and event.run.steps:
+            return RunEnded(RunRecord.from_dict(self.run_dict(event.run)))
+        return event
+
+
+class MaskedPrinter:
+    """A ConsolePrinter handed only masked events."""
+
+    def __init__(self, printer: Any, masker: OutputMasker) -> None:
+        self.printer = printer
+        self.masker = masker
+        self.console = printer.console
+
+    def handle(self, event: Any) -> None:
+        self.printer.handle(self.masker.event(event))
+
+    def handle_watch(self, event: Any) -> None:
+        self.printer.handle_watch(self.masker.event(event))
+
+
+def print_notices(console: Any, workspace: Any) -> list[str]:
+    """The workspace's notices (a models.py out of date), before the first event."""
+    notices: list[str] = list(workspace.notices)
+    for notice in notices:
+        console.print(f"[yellow]notice:[/] {escape_markup(printable(notice))}")
+    return notices

@@ -27,6 +27,8 @@ from cfn_debug.records import RESOURCE_ACTIONS, Action
 DEFAULT_REGION = "us-east-1"
 DEFAULT_ACCOUNT = "123456789012"
 _ACTIONS = ", ".join(a.value for a in RESOURCE_ACTIONS)  # a hook's points: cfn_debug.hooks
+#: Where a request's model sits in the two payload shapes (HandlerRequest, SAM-style event).
+REQUEST_PLACES = (("request", "desiredResourceState"), ("requestData", "resourceProperties"))
 
 
 class Shape(str, Enum):
@@ -532,3 +534,14 @@ def resolve_credentials(profile: str | None) -> dict[str, str] | None:
         "secretAccessKey": frozen.secret_key,
         "sessionToken": frozen.token or "",
     }
+
+
+def request_place(request: Any) -> tuple[str, str] | None:
+    """(holder, key) of the request's model: its place in either payload shape, if it has one."""
+    if not isinstance(request, dict):
+        return None
+    for holder, key in REQUEST_PLACES:
+        inner = request.get(holder)
+        if isinstance(inner, dict) and isinstance(inner.get(key), dict):
+            return holder, key
+    return None

@@ -242,7 +242,8 @@ class InputsChain:
         identifier = self.schema.identifier_of({**desired, **carried})
         if identifier is None:
             return event
-        from cfn_debug.scenarios.inputs import identifier_model
+        # start-up: cfn_debug.schema loads jsonschema, which `serve` (a project reader) never needs
+        from cfn_debug.schema import identifier_model
 
         return event_from_model(
             {**desired, **carried, **identifier_model(identifier)},

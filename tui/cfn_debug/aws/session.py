@@ -15,6 +15,7 @@ from cfn_debug.aws.placeholders import Exports, parse_export_options
 from cfn_debug.aws.setup_stack import SetupProgress, SetupResult
 from cfn_debug.aws.target import AwsTarget
 from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
+from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.errors import CfnDebugError
 
 DEFAULT_REGION = "us-east-1"
@@ -229,8 +230,6 @@ def _open_local(
 def _load_env_file(path: Path | None) -> dict[str, dict[str, str]] | None:
     if path is None:
         return None
-    from cfn_debug.endpoint.command import load_env_vars
-
     return load_env_vars(str(path))
 
 

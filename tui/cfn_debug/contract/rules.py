@@ -339,4 +339,3 @@ def rule(rule_id: str) -> Rule:
         return _BY_ID[rule_id]
     except KeyError:
         raise KeyError(f"no contract rule {rule_id!r}; known: {', '.join(_BY_ID)}") from None
-

@@ -65,6 +65,25 @@ REQUIREMENTS = "requirements.txt"
 #: CFN_DEBUG_FORKSERVER=0 starts every worker as a fresh process (slower cold starts).
 DISABLE_ENV = "CFN_DEBUG_FORKSERVER"
 
+#: Host variables a Python interpreter needs to run; nothing else of the host's leaks through.
+HOST_ESSENTIALS = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "SYSTEMROOT",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "CFN_DEBUG_BOOTSTRAP",
+)
+
 
 class ForkServerError(RuntimeError):
     """The fork server could not start or answer; the caller falls back to a plain process."""
@@ -307,8 +326,6 @@ class ForkServer:
 
 def _server_environment() -> dict[str, str]:
     """The fork server imports under the host essentials only (each worker gets its own env)."""
-    from cfn_debug.endpoint.pool import HOST_ESSENTIALS
-
     env = {key: os.environ[key] for key in HOST_ESSENTIALS if key in os.environ}
     env.update(
         {

@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from cfn_debug.endpoint import forkserver
+from cfn_debug.endpoint.forkserver import HOST_ESSENTIALS
 from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.sourcewatch import SourceWatch
@@ -28,24 +29,6 @@ from cfn_debug.endpoint.worker import Invocation, Worker
 MAX_WORKERS_PER_FUNCTION = 8
 REGION = "us-east-1"
 ACCOUNT_ID = "123456789012"
-#: Host variables a Python interpreter needs to run; nothing else of the host's leaks through.
-HOST_ESSENTIALS = (
-    "PATH",
-    "HOME",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "TMPDIR",
-    "TEMP",
-    "TMP",
-    "SYSTEMROOT",
-    "VIRTUAL_ENV",
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "CFN_DEBUG_BOOTSTRAP",
-)
 
 
 def function_arn(name: str, region: str = REGION) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug import __version__
+from cfn_debug.console import MaskedPrinter, OutputMasker, print_notices
 from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.options import add_aws_options, add_hook_settings_option, add_target_options
 
@@ -191,78 +192,6 @@ def _internal_errors(runs: list[Any]) -> bool:
     from cfn_debug.chain import INTERNAL_ERROR_RULE
 
     return any(finding.rule_id == INTERNAL_ERROR_RULE for run in runs for finding in run.findings)
-
-
-class OutputMasker:
-    """What `run` prints or writes as JSON shows no writeOnly value unless --reveal-write-only.
-
-    Credentials are redacted whatever the option. The journal is the user's private record and
-    keeps the values (still without credentials); exports mask them again.
-    """
-
-    def __init__(self, write_only: Any, *, reveal: bool) -> None:
-        self.write_only = tuple(write_only)
-        self.reveal = reveal
-        self._first: dict[str, Any] = {}  # run id -> first step: it carries what was requested
-
-    def _masker(self, steps: list[Any]) -> Any:
-        from cfn_debug.export.masking import Masker
-        from cfn_debug.records import RunRecord
-
-        holder = RunRecord("", "", None, steps[0].action, "", "", "", steps=steps)
-        return Masker(self.write_only, reveal_write_only=self.reveal, runs=[holder]), holder
-
-    def step(self, run_id: str, step: Any) -> Any:
-        first = self._first.setdefault(run_id, step)
-        steps = [first, step] if first is not step else [step]
-        masker, holder = self._masker(steps)
-        return masker.run(holder).steps[-1]
-
-    def run_dict(self, run: Any) -> dict[str, Any]:
-        if not run.steps:
-            from cfn_debug.text.redact import redact
-
-            return redact(run.to_dict())  # type: ignore[no-any-return]
-        from cfn_debug.export.masking import Masker
-
-        return Masker(self.write_only, reveal_write_only=self.reveal, runs=[run]).run_dict(run)  # type: ignore[no-any-return]
-
-    def event(self, event: Any) -> Any:
-        """A masked copy of a step or run event; other events as they are."""
-        from cfn_debug.records import RunEnded, RunRecord, StepCompleted
-
-        if isinstance(event, StepCompleted):
-            return StepCompleted(event.run_id, self.step(event.run_id, event.step))
-        if isinstance(event, RunEnded) and event.run.steps:
-            return RunEnded(RunRecord.from_dict(self.run_dict(event.run)))
-        return event
-
-
-class MaskedPrinter:
-    """A ConsolePrinter handed only masked events."""
-
-    def __init__(self, printer: Any, masker: OutputMasker) -> None:
-        self.printer = printer
-        self.masker = masker
-        self.console = printer.console
-
-    def handle(self, event: Any) -> None:
-        self.printer.handle(self.masker.event(event))
-
-    def handle_watch(self, event: Any) -> None:
-        self.printer.handle_watch(self.masker.event(event))
-
-
-def print_notices(console: Any, workspace: Any) -> list[str]:
-    """The workspace's notices (a models.py out of date), before the first event."""
-    from rich.markup import escape
-
-    from cfn_debug.text.terminal import printable
-
-    notices: list[str] = list(workspace.notices)
-    for notice in notices:
-        console.print(f"[yellow]notice:[/] {escape(printable(notice))}")
-    return notices
 
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:

@@ -70,7 +70,7 @@ def hook_scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> 
     partial["results"] = results
     try:
         console.print(printable(workspace.describe_aws()), markup=False)
-        from cfn_debug.headless.command import print_notices
+        from cfn_debug.console import print_notices
 
         partial["notices"] = print_notices(console, workspace)
         runner = HookScenarioRunner(workspace, chain)

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from cfn_debug.events import request_place
 from cfn_debug.records import InvokeResult
 
 #: request id -> the handler's log lines for that invocation (the embedded endpoint's logs_for).
@@ -69,7 +70,6 @@ def _with_model_members(payload: dict[str, Any]) -> bytes | None:
     ``null`` anywhere: a NaN would be written so; something orjson refuses)."""
     import orjson
 
-    from cfn_debug.journal.models import request_place
     from cfn_debug.text.jsonfast import exact, holds
 
     _LAST.clear()

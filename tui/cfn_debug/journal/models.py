@@ -19,27 +19,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cfn_debug.events import REQUEST_PLACES, request_place
 from cfn_debug.text.jsonfast import holds
 
 #: Where each payload shape keeps the resource model of the request.
-_REQUEST_PLACES = (("request", "desiredResourceState"), ("requestData", "resourceProperties"))
 #: How many models written in full a run remembers for references (each holds its encodings).
 _KEPT = 3
 #: The places a reference names: the step's request model, its returned model.
 PLACES = ("request", "result")
 
 Signature = tuple[Any, ...]
-
-
-def request_place(request: Any) -> tuple[str, str] | None:
-    """(holder, key) of the request's model: its place in either payload shape, if it has one."""
-    if not isinstance(request, dict):
-        return None
-    for holder, key in _REQUEST_PLACES:
-        inner = request.get(holder)
-        if isinstance(inner, dict) and isinstance(inner.get(key), dict):
-            return holder, key
-    return None
 
 
 def model_at(step: dict[str, Any] | Any, where: str) -> Any:
@@ -171,7 +160,7 @@ def _null_place(request: Any) -> tuple[str, str] | None:
     """(holder, key) of a request model written as null (a reference's place)."""
     if not isinstance(request, dict):
         return None
-    for holder, key in _REQUEST_PLACES:
+    for holder, key in REQUEST_PLACES:
         inner = request.get(holder)
         if isinstance(inner, dict) and key in inner and inner[key] is None:
             return holder, key

@@ -19,7 +19,6 @@ from cfn_debug.records import Action
 from cfn_debug.scenarios.inputs import (
     create_only_names,
     identifier_key,
-    identifier_model,
     identifier_text,
     make_unique,
     unique_suffix,
@@ -36,7 +35,7 @@ from cfn_debug.scenarios.play import (
     succeeded,
 )
 from cfn_debug.scenarios.results import Purpose
-from cfn_debug.schema import MISSING, resolve_pointer
+from cfn_debug.schema import MISSING, identifier_model, resolve_pointer
 
 if TYPE_CHECKING:
     from cfn_debug.scenarios.generate import Attempt
@@ -472,7 +471,7 @@ async def generated_inputs(p: Play) -> None:
     async def attempt(model: dict[str, Any]) -> Attempt:
         from cfn_debug.scenarios.inputs import apply_overrides
 
-        sub = PlayClass(p.runner, p.name, p.result.title, p.emit, quiet=True)
+        sub = PlayClass(p.runner, p.name, p.result.title, p.emit, rules=p.rules, quiet=True)
         sent = apply_overrides(model, overrides) if overrides else model
         sent, sub.unique_values = sub.make_unique(sent)
         sub.create_input = sent

@@ -251,7 +251,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     try:
         # first: which AWS the handlers talk to
         console.print(printable(workspace.describe_aws()), markup=False)
-        from cfn_debug.headless.command import print_notices
+        from cfn_debug.console import print_notices
 
         partial["notices"] = print_notices(console, workspace)  # models.py out of date
         options = ScenarioOptions(

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfn_debug.schema import ResourceSchema, join_pointer
+from cfn_debug.schema import ResourceSchema, identifier_model, join_pointer
 
 _MAX_DEPTH = 8
 
@@ -357,7 +357,5 @@ def _smaller(model: Any) -> list[Any]:
 
 def _valid_part(schema: ResourceSchema, pointer: str, value: Any) -> bool:
     """Whether the whole schema, read as cfn-debug reads it, accepts ``value`` at ``pointer``."""
-    from cfn_debug.scenarios.inputs import identifier_model
-
     errors = schema.input_errors(identifier_model({pointer: value}))
     return not any(p == pointer or p.startswith(pointer + "/") for p, _ in errors)

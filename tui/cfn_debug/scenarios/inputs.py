@@ -243,18 +243,6 @@ def drop_pointers(model: dict[str, Any], patterns: frozenset[str] | set[str]) ->
 # --- identifiers --------------------------------------------------------------------------------
 
 
-def identifier_model(identifier: dict[str, Any]) -> dict[str, Any]:
-    """The model holding just these pointer -> value pairs (nested objects built as needed)."""
-    model: dict[str, Any] = {}
-    for pointer, value in identifier.items():
-        tokens = split_pointer(pointer)
-        node = model
-        for token in tokens[:-1]:
-            node = node.setdefault(token, {})
-        node[tokens[-1]] = value
-    return model
-
-
 def identifier_key(identifier: dict[str, Any] | None) -> str:
     return json.dumps(identifier, sort_keys=True, default=str)
 

@@ -21,7 +21,6 @@ from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
 from cfn_debug.scenarios.inputs import (
     create_only_names,
     identifier_key,
-    identifier_model,
     identifier_text,
     make_unique,
     retry_keys,
@@ -39,7 +38,7 @@ from cfn_debug.scenarios.results import (
     VerdictReached,
     VerdictStatus,
 )
-from cfn_debug.schema import ResourceSchema, expand_pattern, split_pointer
+from cfn_debug.schema import ResourceSchema, expand_pattern, identifier_model, split_pointer
 
 if TYPE_CHECKING:
     from cfn_debug.scenarios.runner import ScenarioRunner
@@ -172,9 +171,12 @@ class Play:
         title: str,
         emit: Emit,
         *,
+        rules: tuple[str, ...] = (),
         quiet: bool = False,
     ) -> None:
         self.runner = runner
+        #: the ids of the rules this scenario judges (the catalogue's entry for it)
+        self.rules = rules
         self.schema: ResourceSchema = runner.schema
         self.name = name
         self.result = ScenarioResult(name, title)
@@ -556,20 +558,12 @@ class Play:
         judged (the leak was reported once, where it happened)."""
         left = ", ".join(f"{identifier_text(i)} ({name})" for name, i in self.runner.leaked)
         message = f"{what}, while {left} could not be deleted earlier: not judged"
-        for rule_id in self._rule_ids():
+        for rule_id in self.rules:
             found = Verdict(rule_id, self._level(rule_id), VerdictStatus.SKIP, message)
             self.result.verdicts.append(found)
             self.emit(VerdictReached(self.name, found))
         self.result.outcome = Outcome.SKIPPED
         self.note(message, warning=True)
-
-    def _rule_ids(self) -> tuple[str, ...]:
-        from cfn_debug.scenarios.catalogue import scenario
-
-        try:
-            return scenario(self.name).rules
-        except Exception:  # a play outside the catalogue (generated inputs' attempts)
-            return ()
 
     @staticmethod
     def _level(rule_id: str) -> Any:

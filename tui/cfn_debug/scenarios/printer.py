@@ -57,7 +57,7 @@ class ScenarioPrinter:
         write_only: Any = (),
         reveal: bool = False,
     ) -> None:
-        from cfn_debug.headless.command import MaskedPrinter, OutputMasker
+        from cfn_debug.console import MaskedPrinter, OutputMasker
         from cfn_debug.scenarios.masking import Scrubber
 
         self.console = console

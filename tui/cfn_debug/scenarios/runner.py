@@ -157,7 +157,7 @@ class ScenarioRunner:
 
     async def play(self, scenario: Scenario, index: int, total: int, emit: Any) -> ScenarioResult:
         """One scenario, start to cleanup; its events go to ``emit``."""
-        play = Play(self, scenario.name, scenario.title, emit)
+        play = Play(self, scenario.name, scenario.title, emit, rules=scenario.rules)
         emit(ScenarioStarted(scenario.name, scenario.title, scenario.description, index, total))
         started = time.monotonic()
         missing = [a.value for a in scenario.needs if not self.schema.has_handler(a)]

@@ -70,3 +70,15 @@ def expand_pattern(document: Any, pattern: str) -> list[tuple[str, Any]]:
                 step.append((join_pointer(pointer, token), value[int(token)]))
         found = step
     return found
+
+
+def identifier_model(identifier: dict[str, Any]) -> dict[str, Any]:
+    """The model holding just these pointer -> value pairs (nested objects built as needed)."""
+    model: dict[str, Any] = {}
+    for pointer, value in identifier.items():
+        tokens = split_pointer(pointer)
+        node = model
+        for token in tokens[:-1]:
+            node = node.setdefault(token, {})
+        node[tokens[-1]] = value
+    return model
