@@ -332,15 +332,73 @@ def _patch_pydevd() -> None:
     cls.do_wait_suspend = do_wait_suspend
 
 
-def _start_debugpy(port: int) -> None:
+def _needs_tracing(pydb: Any) -> bool:
+    """Whether the IDE asked for anything only a traced thread can give: a line or function
+    breakpoint, or a stop on raised exceptions."""
+    return bool(
+        any(getattr(pydb, "breakpoints", {}).values())
+        or getattr(pydb, "function_breakpoint_name_to_breakpoint", None)
+        or getattr(pydb, "break_on_caught_exceptions", None)
+        or getattr(pydb, "break_on_user_uncaught_exceptions", None)
+        or getattr(pydb, "has_plugin_line_breaks", False)
+    )
+
+
+def _trace_as_needed() -> None:
+    """Trace the handler's thread for this invocation only when the IDE has something to stop
+    at: a traced thread runs every Python call through pydevd's tracer (several times slower),
+    which a handler with no breakpoint set should not pay. breakpoint() traces on its own."""
+    constants = sys.modules.get("_pydevd_bundle.pydevd_constants")
+    pydb = constants.get_global_debugger() if constants is not None else None
+    if pydb is None:
+        return
+    try:
+        if _needs_tracing(pydb):
+            pydb.enable_tracing()
+        else:
+            pydb.disable_tracing()
+    except Exception:
+        return
+
+
+def _wrap_handler(name: str) -> None:
+    """Import the handler's module now and put a wrapper in place of the handler that decides,
+    at each invocation, whether its thread is traced (see _trace_as_needed). A module that does
+    not import is left to the runtime, which reports it as it always does."""
+    import importlib
+
+    module_name, _, attr = name.rpartition(".")
+    if not module_name:
+        return
+    try:
+        module = importlib.import_module(module_name.replace("/", "."))
+    except BaseException:
+        return
+    original = getattr(module, attr, None)
+    if original is None or not callable(original):
+        return
+
+    def handler(event: Any, context: Any) -> Any:
+        _trace_as_needed()
+        return original(event, context)
+
+    setattr(module, attr, handler)
+
+
+def _start_debugpy(port: int, handler: str | None = None) -> None:
     try:
         import debugpy
     except ImportError:
         extra = os.environ.get(DEBUGPY_PATH_ENV)
         if not extra:
             raise
-        sys.path.append(extra)
-        import debugpy
+        sys.path.append(extra)  # only for this import: the handler's path stays its own
+        try:
+            import debugpy
+        finally:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(extra)
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # no note about frozen modules
     try:
         debugpy.listen(("127.0.0.1", port))
     except Exception as error:  # the port is taken (another warm worker holds it), ...
@@ -362,11 +420,16 @@ def _start_debugpy(port: int) -> None:
         debugpy.wait_for_client()
     finally:
         resumed()
+    if handler:
+        _wrap_handler(handler)
 
 
-def install(mark: Mark | None = None, environ: dict[str, str] | None = None) -> None:
+def install(
+    mark: Mark | None = None, environ: dict[str, str] | None = None, handler: str | None = None
+) -> None:
     """Take over breakpoint() and pdb.set_trace() in this worker; ``mark`` writes one line to the
-    worker's log channel (the STOPPED/RESUMED/QUIT lines)."""
+    worker's log channel (the STOPPED/RESUMED/QUIT lines); ``handler`` (MODULE.ATTR) is the one
+    the worker runs (wrapped under --debug-port, see _wrap_handler)."""
     env = os.environ if environ is None else environ
     values = {name: env.pop(name, None) for name in ENV_NAMES}
     _State.mark = mark or _no_mark
@@ -385,7 +448,7 @@ def install(mark: Mark | None = None, environ: dict[str, str] | None = None) -> 
     port = values[DEBUGPY_PORT_ENV]
     if port and port.isdigit():
         try:
-            _start_debugpy(int(port))
+            _start_debugpy(int(port), handler)
         except ImportError:
             print(
                 "[cfn-debug] --debug-port: debugpy is not installed for this interpreter "
