@@ -39,6 +39,7 @@ class PdbView:
     ended: bool = False  # the worker quit or is gone
     history: list[str] = field(default_factory=list)
     prompt: str = "(Pdb) "
+    prompts: int = 0  # how many times pdb asked for a command
     _partial: str = ""
 
     def apply(self, event: DebugEvent) -> list[str]:
@@ -54,6 +55,7 @@ class PdbView:
                 self.file, self.line, self.function = event.file, event.line, event.function
             if event.kind == "input":
                 self.waiting = True
+                self.prompts += 1
                 if self._partial:  # the prompt: shown with the command typed (see typed)
                     self.prompt, self._partial = self._partial, ""
         elif event.kind == "go":

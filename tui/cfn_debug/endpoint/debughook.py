@@ -37,10 +37,12 @@ from typing import Any
 
 PDB_ENV = "CFN_DEBUG_PDB"
 BREAK_AT_ENV = "CFN_DEBUG_BREAK_AT"
+#: A file: pdb stops at the first line of the first function of it that runs (a replay's entry).
+BREAK_ENTRY_ENV = "CFN_DEBUG_BREAK_ENTRY"
 DEBUGPY_PORT_ENV = "CFN_DEBUG_DEBUGPY_PORT"
 #: Where cfn-debug's own debugpy lives, tried when the handler's interpreter has none.
 DEBUGPY_PATH_ENV = "CFN_DEBUG_DEBUGPY_PATH"
-ENV_NAMES = (PDB_ENV, BREAK_AT_ENV, DEBUGPY_PORT_ENV, DEBUGPY_PATH_ENV)
+ENV_NAMES = (PDB_ENV, BREAK_AT_ENV, BREAK_ENTRY_ENV, DEBUGPY_PORT_ENV, DEBUGPY_PATH_ENV)
 
 #: The lines the worker writes on its log channel (each followed by time.monotonic() and "\n").
 MARK_PREFIX = "\x1e__cfn_debug_dbg_"
@@ -312,6 +314,31 @@ def _break_at(entries: Any) -> None:
     sys.settrace(debugger.trace_dispatch)
 
 
+def _break_entry(path: str) -> None:
+    """Stop at the first line of the first function of ``path`` that runs, once: a tracer that
+    looks only at calls (no line events) until then."""
+    if _debugger() is None:
+        return
+    target = os.path.realpath(path)
+    seen: dict[str, bool] = {}
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if event != "call":
+            return None
+        filename = frame.f_code.co_filename
+        hit = seen.get(filename)
+        if hit is None:
+            hit = seen[filename] = os.path.realpath(filename) == target
+        if not hit or frame.f_code.co_name == "<module>":
+            return None
+        sys.settrace(None)
+        debugger = _debugger()
+        debugger.set_trace(frame)  # stops at the next line event of this frame: its first line
+        return debugger.trace_dispatch
+
+    sys.settrace(tracer)
+
+
 def _patch_pydevd() -> None:
     """Time the debugpy client's pauses: every suspension of a thread goes through
     PyDB.do_wait_suspend, which returns when the client resumes it."""
@@ -457,6 +484,8 @@ def install(
                 flush=True,
             )
     env.pop(DEBUGPY_PATH_ENV, None)
+    if values[BREAK_ENTRY_ENV] and _State.debugpy is None:
+        _break_entry(values[BREAK_ENTRY_ENV])
     if values[BREAK_AT_ENV] and _State.debugpy is None:
         try:
             entries = json.loads(values[BREAK_AT_ENV])
