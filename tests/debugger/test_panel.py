@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import RichLog
 
-from app.helpers import demo_config, select_event, wait_until
+from app.helpers import demo_config, screen_text, select_event, wait_until
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.widgets.debugger_panel import DebuggerPanel, PdbInput
 
@@ -61,6 +61,11 @@ async def test_stop_step_inspect_continue(demo_copy: Path, tmp_path: Path) -> No
         assert not run.must_failures and not run.findings
         assert run.debugger_s > 0
         await wait_until(pilot, lambda: not panel.has_class("-stopped"), "the panel to hide")
+        app.screen.query_one("#timeline").focus()
+        await pilot.press("7")  # Timing: the time stopped is shown apart
+        await wait_until(
+            pilot, lambda: "stopped in the debugger" in screen_text(app), "the Timing tab"
+        )
 
 
 @pytest.mark.slow
