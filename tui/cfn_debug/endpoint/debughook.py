@@ -463,15 +463,16 @@ def install(
     _State.channel_path = values[PDB_ENV] or None
     if values[DEBUGPY_PATH_ENV]:
         env[DEBUGPY_PATH_ENV] = values[DEBUGPY_PATH_ENV]  # read by _start_debugpy only
-    if env.get("PYTHONBREAKPOINT"):
-        return  # the user's choice stands (it is read by sys.__breakpointhook__)
-    sys.breakpointhook = breakpoint_hook
-    try:
-        import pdb
-    except ImportError:
-        pdb = None  # type: ignore[assignment]
-    if pdb is not None:
-        pdb.set_trace = _set_trace
+    # A PYTHONBREAKPOINT of the function's own environment stands (sys.__breakpointhook__
+    # reads it); --debug-port and --break-at work either way.
+    if not env.get("PYTHONBREAKPOINT"):
+        sys.breakpointhook = breakpoint_hook
+        try:
+            import pdb
+        except ImportError:
+            pdb = None  # type: ignore[assignment]
+        if pdb is not None:
+            pdb.set_trace = _set_trace
     port = values[DEBUGPY_PORT_ENV]
     if port and port.isdigit():
         try:
