@@ -8,7 +8,7 @@ value, one Label and the order of the insertionOrder-false Rules changed from th
 so nothing can be reused by identity or by whole-model equality.
 
 Each figure is printed twice, side by side in one run: with the schema patterns on the ECMA-262
-engines (cfn_debug.ecma_regex, what cfn-debug uses) and on Python's ``re`` (what it used before;
+engines (schema.ecma_regex, what cfn-debug uses) and on Python's ``re`` (what it used before;
 the fixture's patterns mean the same in both). The CPU time of the process is printed beside
 the wall time: on a shared machine it is the steadier figure. Targets (DESIGN.md section 7 and
 issue 14): the whole client-side step cost under 0.5 ms median at 2 KB and under 100 ms at
@@ -32,12 +32,12 @@ from typing import Any
 
 import orjson
 
-from cfn_debug import ecma_regex, schema_fastcheck
-from cfn_debug import schema as schema_module
 from cfn_debug.contract import StepContext, check_step
 from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.records import Action, InvokeResult, OutcomeKind, Step
-from cfn_debug.schema import load_schema
+from cfn_debug.schema import ecma_regex, load_schema
+from cfn_debug.schema import fastcheck as schema_fastcheck
+from cfn_debug.schema import model as schema_module
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = ROOT / "tests" / "fixtures" / "schemas" / "widget.json"

@@ -31,9 +31,9 @@ from cfn_debug.chain import ChainOptions, build_step
 from cfn_debug.events import Shape, build_payload, parse_event
 from cfn_debug.invoke.base import encode_payload
 from cfn_debug.invoke.outcome import classify
+from cfn_debug.journal.session import Journal
 from cfn_debug.records import Action, RunEnded, StepCompleted
 from cfn_debug.schema import load_schema
-from cfn_debug.session import Journal
 
 PROJECT = Path(__file__).resolve().parent / "projects" / "inprogress"
 SCHEMA = PROJECT / "cfndebug-bench-inprogress.json"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.export import FORMATS, export_session, load_transcript
+from cfn_debug.journal.session import Session
 from cfn_debug.records import (
     Action,
     Change,
@@ -31,8 +32,7 @@ from cfn_debug.records import (
     RunRecord,
     Step,
 )
-from cfn_debug.redact import REDACTED
-from cfn_debug.session import Session
+from cfn_debug.text.redact import REDACTED
 
 WRITE_ONLY = ("/Password", "/Rules/*/Secret")
 

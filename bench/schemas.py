@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from cfn_debug.schema_command import check_schema_file
+from cfn_debug.schema.command import check_schema_file
 
 TARGET_S = 20.0
 
@@ -132,7 +132,7 @@ def main() -> int:
     for path, error in crashes[:10]:
         print(f"  CRASH {path.name}: {error}")
     engine_coverage(patterns_of(paths))
-    from cfn_debug.ecma_regex import compile_ecma
+    from cfn_debug.schema.ecma_regex import compile_ecma
 
     engines = Counter(compile_ecma(p).engine for p in patterns_of(paths))
     print("engine each pattern is matched with:")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from cfn_debug.aws_calls import AwsCall, calls_from_dicts, mark_raised, raised_call
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import Action, InvokeResult, OutcomeKind, Step, StepCompleted
-from cfn_debug.session import Journal, load_journal
 
 PUT_FAILED = AwsCall(
     "dynamodb",

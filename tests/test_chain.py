@@ -22,8 +22,8 @@ from cfn_debug.records import (
     RunStarted,
     StepCompleted,
 )
-from cfn_debug.redact import REDACTED
 from cfn_debug.schema import schema_from_dict
+from cfn_debug.text.redact import REDACTED
 from invoke.lambda_stub import (
     Behaviour,
     LambdaStub,

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from cfn_debug import diff
 from cfn_debug.diff import Encodings, diff_models
-from cfn_debug.jsonfast import exact
 from cfn_debug.schema import ResourceSchema
+from cfn_debug.text.jsonfast import exact
 
 SCHEMA = ResourceSchema(
     {

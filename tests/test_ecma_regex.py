@@ -1,5 +1,5 @@
-"""cfn_debug.ecma_regex: ECMA-262 meaning, the RE2 translation agrees with the ECMA engine, and
-the engine choice for patterns that could backtrack catastrophically."""
+"""cfn_debug.schema.ecma_regex: ECMA-262 meaning, the RE2 translation agrees with the ECMA engine,
+and the engine choice for patterns that could backtrack catastrophically."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import regress
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfn_debug.ecma_regex import _compile_re2, can_blow_up, compile_ecma
+from cfn_debug.schema.ecma_regex import _compile_re2, can_blow_up, compile_ecma
 
 #: Patterns written the way AWS schemas write them, each exercising a translation rule.
 TRANSLATED = [

@@ -16,9 +16,9 @@ from cfn_debug.chain import build_step
 from cfn_debug.errors import JournalError
 from cfn_debug.events import Shape, build_payload, parse_event
 from cfn_debug.invoke.outcome import classify
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import Action, RunEnded, RunRecord, RunStarted, Step, StepCompleted
-from cfn_debug.redact import REDACTED
-from cfn_debug.session import Journal, load_journal
+from cfn_debug.text.redact import REDACTED
 
 
 def model(items: int = 200, **extra: Any) -> dict[str, Any]:

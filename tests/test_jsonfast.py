@@ -12,11 +12,12 @@ from unittest import mock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cfn_debug import jsonfast
-from cfn_debug import redact as redact_module
 from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.invoke.base import encode_payload
-from cfn_debug.redact import (
+from cfn_debug.journal.session import _dumps
+from cfn_debug.text import jsonfast
+from cfn_debug.text import redact as redact_module
+from cfn_debug.text.redact import (
     CREDENTIAL_CONTAINERS,
     REDACTED,
     SECRET_KEYS,
@@ -25,7 +26,6 @@ from cfn_debug.redact import (
     redact_large,
     redacted_json,
 )
-from cfn_debug.session import _dumps
 
 SETTINGS = settings(
     max_examples=150,

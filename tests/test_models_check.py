@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from cfn_debug.demo import PROJECT_DIR as DEMO
-from cfn_debug.models_check import check_models, model_fields, project_model_notices
 from cfn_debug.project import discover_project
 from cfn_debug.schema import load_schema
+from cfn_debug.schema.models_check import check_models, model_fields, project_model_notices
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "aws_calls" / "project"

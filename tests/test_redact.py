@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from cfn_debug.redact import REDACTED, mask_write_only, redact, redact_text
 from cfn_debug.schema import schema_from_dict
+from cfn_debug.text.redact import REDACTED, mask_write_only, redact, redact_text
 
 
 def test_credentials_in_both_shapes_are_redacted_and_input_untouched() -> None:

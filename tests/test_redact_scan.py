@@ -9,10 +9,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cfn_debug import jsonfast
-from cfn_debug import redact as redact_module
-from cfn_debug.redact import _MARKS, may_hold_secret, redact
-from cfn_debug.session import _dumps, _entry_line
+from cfn_debug.journal.session import _dumps, _entry_line
+from cfn_debug.text import jsonfast
+from cfn_debug.text import redact as redact_module
+from cfn_debug.text.redact import _MARKS, may_hold_secret, redact
 from test_jsonfast import typed, values
 
 SETTINGS = settings(
@@ -113,7 +113,7 @@ def test_holds_answers_for_the_bytes_asked_even_when_equal_ones_were_asked_befor
 ) -> None:
     """Encodings equal in content share remembered answers, and only those: a fresh bytes
     object equal to a remembered one, or as long but not equal, is answered for itself."""
-    from cfn_debug import jsonfast
+    from cfn_debug.text import jsonfast
 
     size = jsonfast._REMEMBER_MIN
     for piece, where, mark in asks:

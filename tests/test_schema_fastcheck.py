@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cfn_debug.schema import SHAPE_EXEMPT_KEYWORDS, ResourceSchema, load_schema
-from cfn_debug.schema_fastcheck import compile_columnar_check, compile_shape_check
+from cfn_debug.schema.fastcheck import compile_columnar_check, compile_shape_check
 
 WIDGET = load_schema(Path(__file__).parent / "fixtures" / "schemas" / "widget.json")
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from cfn_debug.errors import JournalError
+from cfn_debug.journal.session import Journal, load_journal
+from cfn_debug.locations import default_journal_path
 from cfn_debug.records import (
     Action,
     Change,
@@ -27,8 +29,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
-from cfn_debug.redact import REDACTED
-from cfn_debug.session import Journal, default_journal_path, load_journal
+from cfn_debug.text.redact import REDACTED
 
 
 def make_run(run_id: str = "r1", steps: int = 2) -> RunRecord:
@@ -200,9 +201,9 @@ def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp
     from cfn_debug import diff
     from cfn_debug.chain import build_step
     from cfn_debug.invoke.outcome import classify
-    from cfn_debug.redact import redact
+    from cfn_debug.journal.session import _dumps, _step_dict
     from cfn_debug.schema import load_schema
-    from cfn_debug.session import _dumps, _step_dict
+    from cfn_debug.text.redact import redact
 
     schema = load_schema(Path(__file__).parent / "fixtures" / "schemas" / "widget.json")
     tags = [{"Key": f"key-{i:05d}", "Value": f"value-{i:05d}"} for i in range(3000)]
@@ -249,7 +250,7 @@ def test_a_line_in_pieces_is_written_whole_and_in_order_through_short_writes(
     real writev is given at most 100,000 bytes) that cut a piece in the middle lose nothing."""
     import os
 
-    from cfn_debug import session
+    from cfn_debug.journal import session
 
     real_writev = os.writev
     calls: list[int] = []

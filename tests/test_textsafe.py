@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cfn_debug.textsafe import is_printable, printable
+from cfn_debug.text.terminal import is_printable, printable
 
 
 def test_escape_sequences_become_visible_text():

@@ -41,6 +41,6 @@ def test_project_option_works_like_the_positional_directory() -> None:
 
 
 def test_the_cli_dispatches_ui_to_the_dashboard() -> None:
-    from cfn_debug.app.launch import ui_command
+    from cfn_debug.app.command import ui_command
 
     assert _resolve(COMMANDS["ui"]) is ui_command

@@ -12,8 +12,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 
 from cfn_debug.app.app import CfnDebugApp
+from cfn_debug.app.command import open_command
 from cfn_debug.app.config import AppConfig
-from cfn_debug.app.launch import open_command
 from cfn_debug.app.screens.export import ExportScreen
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
@@ -21,7 +21,7 @@ from cfn_debug.app.widgets.timeline import Timeline
 from cfn_debug.cli import COMMANDS, _resolve, build_parser
 from cfn_debug.errors import JournalError
 from cfn_debug.export import load_transcript
-from cfn_debug.session import load_journal
+from cfn_debug.journal.session import load_journal
 
 from .helpers import demo_config, opened, run_event, screen_text, status_prompt, wait_until
 

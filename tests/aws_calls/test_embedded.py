@@ -18,7 +18,7 @@ from cfn_debug.aws_calls import AwsCall
 from cfn_debug.chain import ChainOptions
 from cfn_debug.events import load_event
 from cfn_debug.records import Level, RunEnded, RunRecord
-from cfn_debug.redact import REDACTED
+from cfn_debug.text.redact import REDACTED
 from cfn_debug.workspace import Workspace
 
 from .conftest import BUCKET, PROJECT, QUEUE, TABLE, env_vars, write_event

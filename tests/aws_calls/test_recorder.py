@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cfn_debug.endpoint import aws_recorder
-from cfn_debug.redact import REDACTED
+from cfn_debug.text.redact import REDACTED
 
 TUI = Path(__file__).resolve().parents[2] / "tui"
 

@@ -85,9 +85,9 @@ def test_may_have_null_by_member_encodings_agrees_with_the_pointer_walk(
 ) -> None:
     """The null check reads the exact encodings of the model's members (remembered, shared with
     the diffs): NaN encodes as null too, and is no null property."""
-    from cfn_debug import jsonfast
     from cfn_debug.contract.checks import _may_have_null
     from cfn_debug.diff import Encodings
+    from cfn_debug.text import jsonfast
 
     ctx = type("Ctx", (), {"encodings": Encodings()})()
     padded = {**model, "Pad": ["x" * 64] * 2000}  # a member past the size whose scan is kept

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from export_sample import build_session
 
-from cfn_debug.session import Session
+from cfn_debug.journal.session import Session
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.journal.session import Session
 from cfn_debug.records import (
     Action,
     Change,
@@ -23,7 +24,6 @@ from cfn_debug.records import (
     RunRecord,
     Step,
 )
-from cfn_debug.session import Session
 
 SCHEMA = Path(__file__).with_name("schema.json")
 WRITE_ONLY = frozenset({"/Password", "/Entries/*/Token"})

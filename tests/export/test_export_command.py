@@ -14,8 +14,8 @@ from junitparser import JUnitXml
 from cfn_debug.cli import main
 from cfn_debug.export import Masker, load_transcript
 from cfn_debug.export.markdown import text
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import RunEnded, RunRecord, RunStarted, StepCompleted
-from cfn_debug.session import Journal, load_journal
 
 
 def _journal(path: Path, *, project: str = "/nowhere/vault", torn: bool = False) -> Path:

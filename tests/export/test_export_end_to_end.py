@@ -18,8 +18,8 @@ from junitparser import Failure, JUnitXml
 import cfn_debug
 from cfn_debug.cli import main
 from cfn_debug.export import Masker, export_session, load_transcript
+from cfn_debug.journal.session import Session, load_journal
 from cfn_debug.schema import load_schema
-from cfn_debug.session import Session, load_journal
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "sample_events"

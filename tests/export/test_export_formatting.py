@@ -12,7 +12,7 @@ from cfn_debug.export.formatting import (
     timing_class,
     visible,
 )
-from cfn_debug.session import Session
+from cfn_debug.journal.session import Session
 
 
 def test_step_problem_names_what_went_wrong(session: Session) -> None:

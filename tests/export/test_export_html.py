@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from export_sample import ANSI_LOG, TRICKY_LOG, WRITE_ONLY
 
 from cfn_debug.export import export_session
-from cfn_debug.session import Session
+from cfn_debug.journal.session import Session
 
 _VOID = {"meta", "br", "img", "link", "input", "hr", "source", "area", "base", "col", "wbr"}
 

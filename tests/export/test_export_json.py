@@ -14,7 +14,7 @@ from export_sample import CREDENTIALS, WRITE_ONLY, WRITE_ONLY_VALUES, build_sess
 from cfn_debug.errors import JournalError
 from cfn_debug.export import WRITE_ONLY_MASK, export_session, load_session, load_transcript
 from cfn_debug.records import RunRecord
-from cfn_debug.redact import REDACTED, redact
+from cfn_debug.text.redact import REDACTED, redact
 
 
 def _write(tmp_path: Path, session: Any, **options: Any) -> Path:

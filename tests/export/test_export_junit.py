@@ -11,7 +11,7 @@ from junitparser import Error, Failure, JUnitXml, TestSuite
 
 from cfn_debug.export import export_session
 from cfn_debug.export.junit import xml_attr, xml_text
-from cfn_debug.session import Session
+from cfn_debug.journal.session import Session
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from markdown_it import MarkdownIt
 
 from cfn_debug.export import export_session
 from cfn_debug.export.markdown import code, fence_for, text
+from cfn_debug.journal.session import Session
 from cfn_debug.records import Action
-from cfn_debug.session import Session
 
 
 class _Rendered(HTMLParser):

@@ -15,9 +15,9 @@ from cfn_debug.export.masking import (
     redact_credential_text,
     trie_pattern,
 )
+from cfn_debug.journal.session import Session
 from cfn_debug.records import Change, ChangeKind
-from cfn_debug.redact import REDACTED
-from cfn_debug.session import Session
+from cfn_debug.text.redact import REDACTED
 
 
 def _export(session: Session, fmt: str, **options: object) -> bytes:

@@ -98,7 +98,7 @@ def test_a_read_only_property_dropped_on_update_is_a_must(tmp_path: Path) -> Non
 
 
 def test_the_read_back_step_reaches_the_journal_marked(tmp_path: Path) -> None:
-    from cfn_debug.session import load_journal
+    from cfn_debug.journal.session import load_journal
 
     journal = tmp_path / "journal.jsonl"
     proc, _ = run(tmp_path, create(), extra=("--journal", str(journal)))

@@ -182,7 +182,7 @@ def test_broken_schema_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_every_run_is_journalled_by_default(tmp_path: Path, state_home: Path) -> None:
-    from cfn_debug.session import load_journal
+    from cfn_debug.journal.session import load_journal
 
     before = set(state_home.rglob("*.jsonl"))
     proc = cfn_debug("run", str(EVENTS / "create.json"), "--max-delay", "0", state=tmp_path)

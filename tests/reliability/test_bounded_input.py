@@ -19,10 +19,10 @@ from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import load_event
 from cfn_debug.export.json import load_session
 from cfn_debug.invoke.local import LocalInvoker
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.project import read_settings
 from cfn_debug.records import EndReason, OutcomeKind
 from cfn_debug.schema import load_schema
-from cfn_debug.session import Journal, load_journal
 from invoke.lambda_stub import LambdaStub, Reply
 from reliability.support import REPO, child_env, event_spec, run_events, sam_event
 

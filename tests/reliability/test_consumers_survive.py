@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cfn_debug.session import load_journal
+from cfn_debug.journal.session import load_journal
 from reliability.support import HOSTILE, REPO, child_env, sam_event, write_json
 
 pytestmark = pytest.mark.timeout(180)

@@ -18,6 +18,7 @@ import pytest
 
 from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.invoke.local import LocalInvoker
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import (
     DelayStarted,
     EndReason,
@@ -27,7 +28,6 @@ from cfn_debug.records import (
     RunRecord,
 )
 from cfn_debug.schema import ResourceSchema
-from cfn_debug.session import Journal, load_journal
 from cfn_debug.workspace import Workspace
 from invoke.lambda_stub import LambdaStub, Reply
 from reliability.support import (

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import transcript_from_data
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import RunEnded, RunStarted, StepCompleted
-from cfn_debug.session import Journal, load_journal
 from export.export_sample import build_session
 
 EXAMPLES = int(os.environ.get("RELIABILITY_EXAMPLES", "150"))

@@ -16,8 +16,8 @@ import pytest
 
 from cfn_debug.chain import INTERNAL_ERROR_RULE
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import EndReason, Level
-from cfn_debug.session import Journal, load_journal
 from cfn_debug.workspace import Workspace
 from reliability.support import HOSTILE, REPO, child_env, event_spec, sam_event, write_json
 
@@ -110,7 +110,7 @@ def test_an_unwritable_journal_is_a_one_line_error(where: str, tmp_path: Path) -
 _APPENDER = """
 import sys
 from pathlib import Path
-from cfn_debug.session import Journal
+from cfn_debug.journal.session import Journal
 path, name = Path(sys.argv[1]), sys.argv[2]
 blob = "b" * 400_000
 with Journal(path) as journal:

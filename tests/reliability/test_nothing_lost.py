@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from cfn_debug.session import load_journal
+from cfn_debug.journal.session import load_journal
 from reliability.support import (
     HOSTILE,
     REPO,

@@ -20,6 +20,7 @@ from rich.console import Console
 from cfn_debug.console import ConsolePrinter
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import transcript_from_data
+from cfn_debug.journal.session import Journal, Session, load_journal
 from cfn_debug.records import (
     Action,
     Change,
@@ -35,7 +36,6 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
-from cfn_debug.session import Journal, Session, load_journal
 from cfn_debug.watch import (
     BuildFinished,
     BuildStarted,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cfn_debug.export.json import load_transcript
-from cfn_debug.session import load_journal
+from cfn_debug.journal.session import load_journal
 from reliability.support import (
     CLI_WITH_PEAK_RSS,
     HOSTILE,

@@ -17,8 +17,8 @@ import pytest
 
 from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.logs import LogBuffer
-from cfn_debug.redact import REDACTED, redact_text
-from cfn_debug.redact_stream import StreamRedactor
+from cfn_debug.text.redact import REDACTED, redact_text
+from cfn_debug.text.redact_stream import StreamRedactor
 
 STRADDLE = Path(__file__).parent / "projects" / "straddle"
 KEY_ID = "ASIAQWERTYUIOPASDFGH"

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from cfn_debug.export.json import load_transcript
-from cfn_debug.session import load_journal
+from cfn_debug.journal.session import load_journal
 from reliability.support import (
     ACCESS_KEY_ID,
     HOSTILE,

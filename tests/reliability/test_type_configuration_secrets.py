@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cfn_debug.redact import secret_looking_key
+from cfn_debug.text.redact import secret_looking_key
 from reliability.support import HOSTILE, REPO, child_env, sam_event, write_json
 
 pytestmark = pytest.mark.timeout(180)

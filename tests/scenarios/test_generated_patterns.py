@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, find, settings
 from hypothesis.errors import NoSuchExample
 
-from cfn_debug.ecma_regex import compile_ecma
 from cfn_debug.scenarios.generate import create_strategy, fresh_identifier
 from cfn_debug.schema import schema_from_dict
+from cfn_debug.schema.ecma_regex import compile_ecma
 
 #: Each search draws hundreds of inputs: seconds apiece.
 pytestmark = pytest.mark.slow

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cfn_debug.ecma_regex import compile_ecma
-from cfn_debug.schema_command import check_schema_file
+from cfn_debug.schema.command import check_schema_file
+from cfn_debug.schema.ecma_regex import compile_ecma
 
 cfnlint = pytest.importorskip("cfnlint")
 CORPUS = sorted((Path(cfnlint.__file__).parent / "data" / "schemas" / "resources").glob("*.json"))

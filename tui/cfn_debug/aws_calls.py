@@ -147,7 +147,7 @@ def raised_call(calls: Sequence[AwsCall]) -> AwsCall | None:
 def redact_call_dicts(calls: Iterable[dict[str, Any]], values: Sequence[str] = ()) -> list[Any]:
     """Call records with credentials redacted: by key and pattern (redact.redact) and by value
     (the credentials the request carried, wherever a parameter or message quotes them)."""
-    from cfn_debug.redact import redact, redact_text
+    from cfn_debug.text.redact import redact, redact_text
 
     def by_value(value: Any) -> Any:
         if isinstance(value, str):

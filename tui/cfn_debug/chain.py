@@ -44,7 +44,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
-from cfn_debug.redact import (
+from cfn_debug.text.redact import (
     credential_values,
     redact_large,
     redact_lines,

@@ -27,9 +27,9 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
-from cfn_debug.redact import redact_text
 from cfn_debug.stepsummary import list_summary
-from cfn_debug.textsafe import printable
+from cfn_debug.text.redact import redact_text
+from cfn_debug.text.terminal import printable
 from cfn_debug.watch import (
     BuildFinished,
     BuildStarted,
@@ -210,7 +210,7 @@ class ConsolePrinter:
     def _aws_calls(self, step: Step) -> None:
         """One line per AWS call (parameters too with --logs); a failed call in red."""
         from cfn_debug.aws_calls import call_line
-        from cfn_debug.textsafe import printable
+        from cfn_debug.text.terminal import printable
 
         calls = step.aws_calls
         shown = calls if self.show_logs or len(calls) <= MAX_AWS_CALLS else calls[:MAX_AWS_CALLS]

@@ -20,9 +20,9 @@ from itertools import compress, count, islice, repeat
 from operator import ne
 from typing import Any
 
-from cfn_debug.jsonfast import exact, holds
 from cfn_debug.records import Change, ChangeKind
 from cfn_debug.schema import ResourceSchema, join_pointer
+from cfn_debug.text.jsonfast import exact, holds
 
 MULTISET_NOTE = "insertionOrder false: compared as a multiset"
 
@@ -268,7 +268,7 @@ def _pair_key(a: ArrayFacts, b: ArrayFacts) -> tuple[int, int]:
 
 
 class Encodings:
-    """Exact encodings (:func:`cfn_debug.jsonfast.exact`) of the containers diffs compare, and
+    """Exact encodings (:func:`cfn_debug.text.jsonfast.exact`) of the containers diffs compare, and
     the facts (:class:`ArrayFacts`) of the arrays they compare as multisets.
 
     Share one between the diffs and checks of one step (the returned model is compared with the

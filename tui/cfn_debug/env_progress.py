@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from cfn_debug.endpoint.pyenv import EnvProgress, ProgressCallback
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 TITLE = "Building the handlers' Python environment"
 

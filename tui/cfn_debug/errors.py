@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
 
 
@@ -34,3 +35,12 @@ class EndpointError(CfnDebugError):
 
 class JournalError(CfnDebugError):
     """A session journal or transcript that cannot be read."""
+
+
+class ExitCode(IntEnum):
+    """cfn-debug's exit status: a bug in cfn-debug never exits FINDINGS."""
+
+    OK = 0  # clean
+    FINDINGS = 1  # the handler broke a MUST of the contract (or the schema has an error)
+    ERROR = 2  # usage, infrastructure or internal error
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), the only way watch mode ends

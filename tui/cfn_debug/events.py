@@ -22,8 +22,8 @@ from typing import Any
 
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_text
-from cfn_debug.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 from cfn_debug.records import Action
+from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 DEFAULT_REGION = "us-east-1"
 DEFAULT_ACCOUNT = "123456789012"

@@ -43,7 +43,7 @@ from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import EventSpec, load_event
 from cfn_debug.records import ChainEvent, EndReason, Finding, RunEnded, RunRecord
-from cfn_debug.redact import redact_text
+from cfn_debug.text.redact import redact_text
 
 if TYPE_CHECKING:
     from cfn_debug.workspace import Workspace

@@ -161,7 +161,7 @@ class Workspace:
     def notices(self) -> list[str]:
         """What to tell the user before the first event: a handler's models.py that does not
         match the schema (see models_check)."""
-        from cfn_debug.models_check import project_model_notices
+        from cfn_debug.schema.models_check import project_model_notices
 
         return project_model_notices(self.project, self.schema)
 

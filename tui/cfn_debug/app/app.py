@@ -45,10 +45,10 @@ from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
 from cfn_debug.app.transcripts import EXPORT_FORMATS
 from cfn_debug.app.widgets.run_status import Prompt
 from cfn_debug.records import Action
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
-    from cfn_debug.session import Journal
+    from cfn_debug.journal.session import Journal
 
 __all__ = ["CfnDebugApp", "contract_sentence", "open_workspace"]
 
@@ -270,7 +270,7 @@ class CfnDebugApp(App[int]):
     def _show_ui_error(self, error: Exception, now: float) -> None:
         import traceback
 
-        from cfn_debug.redact import redact_text
+        from cfn_debug.text.redact import redact_text
 
         text = redact_text(f"{type(error).__name__}: {error}")
         self.ui_errors = [*self.ui_errors[-20:], (now, text)]
@@ -351,9 +351,9 @@ class CfnDebugApp(App[int]):
     def action_screenshot(self) -> None:
         """An SVG of the screen shown, credentials masked, in the state directory (or
         --screenshot-dir): never into the project."""
-        from cfn_debug.session import state_dir
+        from cfn_debug.locations import screenshot_dir
 
-        folder = self.config.screenshot_dir or state_dir() / "screenshots"
+        folder = self.config.screenshot_dir or screenshot_dir()
         target = folder / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
         svg = scrub_secrets(self.export_screenshot(title="cfn-debug"), self._known_secrets())
         try:

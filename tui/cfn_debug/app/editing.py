@@ -9,7 +9,7 @@ from typing import Any
 def restore_redacted(edited: Any, original: Any) -> Any:
     """The editor shows credentials redacted; put the original values back where the marker
     is still in place (anything the user typed over it is kept)."""
-    from cfn_debug.redact import REDACTED
+    from cfn_debug.text.redact import REDACTED
 
     if edited == REDACTED:
         return original

@@ -15,7 +15,7 @@ from cfn_debug.app.messages import ExportFinished
 from cfn_debug.errors import CfnDebugError
 
 if TYPE_CHECKING:
-    from cfn_debug.session import Session
+    from cfn_debug.journal.session import Session
 
 
 def export_target(live: LiveSession, fmt: str) -> Path:
@@ -24,7 +24,7 @@ def export_target(live: LiveSession, fmt: str) -> Path:
 
     base = live.journal_path
     if base is None:
-        from cfn_debug.session import default_journal_path
+        from cfn_debug.locations import default_journal_path
 
         base = default_journal_path()
     return beside(base, fmt)
@@ -32,7 +32,7 @@ def export_target(live: LiveSession, fmt: str) -> Path:
 
 def session_of(live: LiveSession) -> Session:
     """What an export writes: the saved session shown, or every run of this one."""
-    from cfn_debug.session import Session
+    from cfn_debug.journal.session import Session
 
     if live.saved is not None:
         return live.saved

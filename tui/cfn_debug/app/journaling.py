@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cfn_debug.session import Journal
+    from cfn_debug.journal.session import Journal
     from cfn_debug.workspace import Workspace
 
 
@@ -22,7 +22,7 @@ class SessionLog:
         self._on_problem = on_problem
 
     def start(self, workspace: Workspace) -> None:
-        from cfn_debug.session import Journal
+        from cfn_debug.journal.session import Journal
 
         if self.journal is None:
             self.journal = Journal(

@@ -13,8 +13,8 @@ from cfn_debug.app.config import AppConfig
 from cfn_debug.app.journaling import SessionLog
 
 if TYPE_CHECKING:
+    from cfn_debug.journal.session import Journal, Session
     from cfn_debug.records import RunRecord
-    from cfn_debug.session import Journal, Session
     from cfn_debug.workspace import Workspace
 
 

@@ -162,7 +162,7 @@ class MainActions(_Base):
 
     def action_edit_event(self) -> None:
         from cfn_debug.app.screens.json_editor import JsonEditor
-        from cfn_debug.redact import redact
+        from cfn_debug.text.redact import redact
 
         if self.refuse_read_only():
             return

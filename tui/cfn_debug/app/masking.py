@@ -16,7 +16,7 @@ def known_secrets(sources: Iterable[Any]) -> set[str]:
 
 
 def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
-    from cfn_debug.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS
+    from cfn_debug.text.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS
 
     if isinstance(value, dict):
         for key, item in value.items():
@@ -34,6 +34,6 @@ def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
 
 def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every known secret (and anything that looks like an access key) masked."""
-    from cfn_debug.redact import redact_text
+    from cfn_debug.text.redact import redact_text
 
     return redact_text(text, sorted(secrets, key=len, reverse=True))

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from cfn_debug.app.runview import RunView
     from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt
     from cfn_debug.events import EventSpec
+    from cfn_debug.journal.session import Session
     from cfn_debug.records import RunRecord, Step
-    from cfn_debug.session import Session
     from cfn_debug.workspace import Workspace
 
 

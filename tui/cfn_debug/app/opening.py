@@ -38,7 +38,7 @@ class OpenProgress:
         self._shown: tuple[str, int, int | None] | None = None
 
     def _show(self, kind: str, detail: str, done: int, total: int | None) -> None:
-        from cfn_debug.textsafe import printable
+        from cfn_debug.text.terminal import printable
 
         if self._shown is not None and self._shown[0] != kind:
             self.finish()
@@ -130,7 +130,7 @@ def workspace_notices(workspace: Workspace) -> list[str]:
     notices (a handler's models.py that does not match the schema)."""
     lines: list[str] = []
     if workspace.schema is not None:
-        from cfn_debug.schema_command import schema_warning_lines
+        from cfn_debug.schema.command import schema_warning_lines
 
         try:
             lines += schema_warning_lines(workspace.schema)

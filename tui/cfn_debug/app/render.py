@@ -31,7 +31,7 @@ from cfn_debug.records import (
     RunRecord,
     Step,
 )
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 #: Past this many characters a JSON document is shown truncated (a 5 MB model stays responsive).
 MAX_JSON_CHARS = 200_000

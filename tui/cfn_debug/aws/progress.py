@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cfn_debug.aws.setup_stack import SetupProgress
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 
 class SetupProgressPrinter:

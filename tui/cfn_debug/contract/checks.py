@@ -25,7 +25,6 @@ from cfn_debug.contract.requested import requested_differences, short, typed_as_
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
 from cfn_debug.infrastructure import infrastructure_error
-from cfn_debug.jsonfast import holds
 from cfn_debug.records import Action, OutcomeKind
 from cfn_debug.schema import (
     MISSING,
@@ -35,6 +34,7 @@ from cfn_debug.schema import (
     resolve_pointer,
     split_pointer,
 )
+from cfn_debug.text.jsonfast import holds
 
 Problems = list[tuple[str | None, str]]
 Check = Callable[[StepContext], Problems]

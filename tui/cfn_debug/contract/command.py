@@ -11,7 +11,7 @@ from typing import Any
 from cfn_debug.contract import CATALOGUE, explain, rule
 from cfn_debug.contract.rules import Rule
 from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
-from cfn_debug.errors import CfnDebugError
+from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.records import Action
 
 
@@ -32,6 +32,12 @@ def rule_document(entry: Rule) -> dict[str, Any]:
     }
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug rules`."""
+    parser.add_argument("rule_id", nargs="?", metavar="RULE_ID", help="show one rule in full")
+    parser.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+
+
 def rules_command(args: argparse.Namespace) -> int:
     if args.rule_id:
         try:
@@ -46,7 +52,7 @@ def rules_command(args: argparse.Namespace) -> int:
     if args.json:
         json.dump([rule_document(e) for e in entries], sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0
+        return ExitCode.OK
 
     from rich.console import Console
     from rich.table import Table
@@ -66,7 +72,7 @@ def rules_command(args: argparse.Namespace) -> int:
         if doc["level_reason"]:
             console.print()
             console.print(f"Why {doc['level']}: {doc['level_reason']}")
-        return 0
+        return ExitCode.OK
     table = Table("rule", "level", "scope", "actions", "what it checks", box=None)
     for entry in entries:
         doc = rule_document(entry)
@@ -77,4 +83,4 @@ def rules_command(args: argparse.Namespace) -> int:
             title += f" [dim](why {doc['level']}: {doc['level_reason']})[/]"
         table.add_row(doc["id"], level, doc["scope"], actions, title)
     console.print(table)
-    return 0
+    return ExitCode.OK

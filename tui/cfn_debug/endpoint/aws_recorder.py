@@ -38,7 +38,7 @@ from types import ModuleType
 from typing import Any
 
 RECORD_MARK = "\x1e__cfn_debug_aws__ "
-#: The same text as cfn_debug.redact.REDACTED (a test keeps them equal).
+#: The same text as cfn_debug.text.redact.REDACTED (a test keeps them equal).
 MASKED = "***REDACTED***"
 #: A string parameter longer than this is cut; a structured one whose JSON is longer is
 #: replaced by a summary. Keeps one record well under the pipe's atomic write size.

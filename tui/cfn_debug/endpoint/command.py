@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cfn_debug.env_progress import console_env_progress
-from cfn_debug.errors import EndpointError
+from cfn_debug.errors import EndpointError, ExitCode
 from cfn_debug.events import read_json
+from cfn_debug.options import add_aws_options, add_python_option, port_number
 from cfn_debug.project import is_project_dir
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 
@@ -69,10 +70,10 @@ def _model_notices(project: Path) -> list[str]:
     """A handler's models.py out of date with the schema (models_check), else nothing; a
     project whose schema cannot be read gets no notice here (serving does not need it)."""
     from cfn_debug.errors import CfnDebugError
-    from cfn_debug.models_check import project_model_notices
     from cfn_debug.project import discover_project
     from cfn_debug.schema import load_schema
-    from cfn_debug.textsafe import printable
+    from cfn_debug.schema.models_check import project_model_notices
+    from cfn_debug.text.terminal import printable
 
     try:
         found = discover_project(project)
@@ -80,6 +81,23 @@ def _model_notices(project: Path) -> list[str]:
     except (CfnDebugError, OSError, ValueError):
         return []
     return [printable(notice) for notice in project_model_notices(found, schema)]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug serve`."""
+    parser.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=port_number, default=3001, help="port to bind, 1-65535 (default: 3001)"
+    )
+    add_python_option(parser)
+    parser.add_argument(
+        "--env-vars",
+        metavar="FILE",
+        help="JSON file of environment variables, as `sam local --env-vars` takes it",
+    )
+    add_aws_options(parser, env_vars=False)
+    parser.add_argument("--region", help="region of the local AWS and its setup stack")
 
 
 def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
@@ -150,7 +168,7 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     finally:
         endpoint.stop()
         aws.close()
-    return 0
+    return ExitCode.OK
 
 
 def _open_aws(args: argparse.Namespace, project: Path, env_vars: Any, emit: Any) -> Any:
@@ -178,7 +196,7 @@ def _open_aws(args: argparse.Namespace, project: Path, env_vars: Any, emit: Any)
 
 def _emit_exports(aws: Any, emit: Any) -> None:
     """The values {{NAME}} placeholders get: the setup stack's exports and --export's."""
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     values = {**(aws.exports.listed or {}), **aws.exports.manual}
     if values:

@@ -9,8 +9,8 @@ from collections import OrderedDict, deque
 from typing import Any, Generic, TypeVar
 
 from cfn_debug.endpoint.aws_recorder import RECORD_MARK, parse_record
-from cfn_debug.redact import redact_lines, redact_text
-from cfn_debug.redact_stream import StreamRedactor
+from cfn_debug.text.redact import redact_lines, redact_text
+from cfn_debug.text.redact_stream import StreamRedactor
 
 #: What one invocation keeps from its start: a handler printing 100 MB must not fill memory.
 HEAD_LINES = 5_000

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cfn_debug.errors import EndpointError
+from cfn_debug.locations import env_root
 
 REQUIREMENTS = "requirements.txt"
 READY_MARKER = "cfn-debug-env.json"
@@ -161,12 +162,6 @@ def _satisfied_marker(content: bytes) -> Path:
         with contextlib.suppress(OSError):
             key.update(f"\0{entry}:{os.stat(entry or '.').st_mtime_ns}".encode())
     return env_root() / "satisfied" / key.hexdigest()[:32]
-
-
-def env_root() -> Path:
-    from cfn_debug.session import state_dir
-
-    return state_dir() / "envs"
 
 
 def env_dir_for(project_dir: Path, content: bytes) -> Path:

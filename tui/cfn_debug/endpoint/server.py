@@ -33,8 +33,8 @@ from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker
 from cfn_debug.errors import EndpointError
-from cfn_debug.redact import credential_values
-from cfn_debug.textsafe import printable
+from cfn_debug.text.redact import credential_values
+from cfn_debug.text.terminal import printable
 
 INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 #: cfn-debug's own route: one invocation's logs and AWS calls, by request id (`serve` clients).

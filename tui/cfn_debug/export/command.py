@@ -10,12 +10,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.errors import CfnDebugError
+from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import load_session
 from cfn_debug.export.source import runs_and_meta
-
-EXIT_OK = 0
 
 
 def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
@@ -32,6 +30,23 @@ def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
 
     type_name = read_settings(root).get("typeName")
     return find_schema(root, type_name if isinstance(type_name, str) else None)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug export`."""
+    parser.add_argument(
+        "journal", metavar="JOURNAL", help="session journal (.jsonl) or JSON transcript"
+    )
+    parser.add_argument(
+        "--format", choices=("json", "md", "html", "junit"), default="json", help="output format"
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write here (default: standard output)"
+    )
+    parser.add_argument("--schema", metavar="FILE", help="schema whose writeOnly values to mask")
+    parser.add_argument(
+        "--reveal-write-only", action="store_true", help="do not mask writeOnly property values"
+    )
 
 
 def export_command(args: argparse.Namespace) -> int:
@@ -64,7 +79,7 @@ def export_command(args: argparse.Namespace) -> int:
         # A reader that goes away (`| head`) is handled by cfn_debug.cli for every command.
         _export(session, fmt, sys.stdout, source, options)
         sys.stdout.flush()
-        return EXIT_OK
+        return ExitCode.OK
 
     target = Path(args.output)
     # Write beside the target and rename, so a failed export never leaves half a file behind.
@@ -90,7 +105,7 @@ def export_command(args: argparse.Namespace) -> int:
     finally:
         if os.path.exists(temp):
             os.unlink(temp)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _export(session: Any, fmt: str, out: Any, source: Path, options: dict[str, Any]) -> None:

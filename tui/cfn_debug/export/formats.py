@@ -13,7 +13,7 @@ from cfn_debug.export.markdown import write_markdown
 from cfn_debug.export.masking import Masker
 from cfn_debug.export.source import runs_and_meta
 from cfn_debug.records import RunRecord
-from cfn_debug.redact import redact
+from cfn_debug.text.redact import redact
 
 Writer = Callable[[Iterable[RunRecord], Mapping[str, Any], TextIO, Masker], None]
 

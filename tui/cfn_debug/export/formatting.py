@@ -18,7 +18,7 @@ from cfn_debug.records import (
     RunRecord,
     Step,
 )
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
     from cfn_debug.export.masking import Masker

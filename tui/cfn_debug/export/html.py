@@ -33,7 +33,7 @@ from cfn_debug.export.formatting import (
 )
 from cfn_debug.export.masking import Masker
 from cfn_debug.records import Change, Finding, RunRecord, Step
-from cfn_debug.redact import redact_text
+from cfn_debug.text.redact import redact_text
 
 # The dashboard's palette (Textual's dark theme): background, surface, text, and the status colours.
 _CSS = """

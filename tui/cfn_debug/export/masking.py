@@ -2,7 +2,7 @@
 
 Every writer takes its runs through :class:`Masker`. Four layers:
 
-1. ``cfn_debug.redact.redact`` over the whole run (credential keys, access key ids in text).
+1. ``cfn_debug.text.redact.redact`` over the whole run (credential keys, access key ids in text).
 2. The schema's writeOnlyProperties masked where they live: the models of each request
    (sam-style ``request.desiredResourceState``/``previousResourceState`` and the HandlerRequest's
    ``requestData.resourceProperties``/``previousResourceProperties``), the returned
@@ -27,7 +27,7 @@ from enum import Enum
 from typing import Any
 
 from cfn_debug.records import RunRecord
-from cfn_debug.redact import REDACTED, redact, secret_looking_key
+from cfn_debug.text.redact import REDACTED, redact, secret_looking_key
 
 WRITE_ONLY_MASK = "***WRITE-ONLY***"
 #: What replaces a type configuration value whose key looks secret (``secret_looking_key``).

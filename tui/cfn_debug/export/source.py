@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.journal.session import Session
 from cfn_debug.records import RunRecord
-from cfn_debug.session import Session
 
 
 def runs_and_meta(session: Any) -> tuple[list[RunRecord], dict[str, Any]]:

@@ -16,8 +16,8 @@ from typing import Any
 
 import msgspec
 
-from cfn_debug.jsondigits import MAX_DIGITS, is_digit_limit
 from cfn_debug.records import InvokeResult, OutcomeKind
+from cfn_debug.text.jsondigits import MAX_DIGITS, is_digit_limit
 
 #: Lambda's limit on a synchronous invocation's response.
 LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug import __version__
-from cfn_debug.errors import CfnDebugError, EventError
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+from cfn_debug.errors import CfnDebugError, EventError, ExitCode
+from cfn_debug.options import add_aws_options, add_target_options
 
 
 def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] | None:
@@ -77,6 +76,60 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
                 field=option or "--type-configuration",
             )
     return config
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug scenario`."""
+    parser.add_argument(
+        "names",
+        nargs="*",
+        default=["all"],
+        metavar="NAME",
+        help="scenario(s) to run (default: all)",
+    )
+    add_target_options(parser)
+    add_aws_options(parser)
+    parser.add_argument("--json", action="store_true", help="print one machine-readable document")
+    parser.add_argument(
+        "--logs", action="store_true", help="print the handler's log lines of every step"
+    )
+    parser.add_argument(
+        "--type-configuration",
+        metavar="JSON|FILE",
+        help="type configuration sent with every request (a JSON object, or a file holding one)",
+    )
+    parser.add_argument(
+        "--fault", metavar="NAME", help='the demo\'s faults: short for {"Fault": NAME}'
+    )
+    parser.add_argument(
+        "--shape",
+        choices=("sam", "handler-request"),
+        help="payload shape, when the function name does not tell (the emulator's 'function')",
+    )
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=20,
+        metavar="N",
+        help="generated-inputs: inputs to generate from the schema (default: 20)",
+    )
+    parser.add_argument("--seed", type=int, help="generated-inputs: Hypothesis seed")
+    parser.add_argument(
+        "--generate",
+        action="store_true",
+        help="run generated-inputs too (`all` leaves it out when the project has inputs/)",
+    )
+    parser.add_argument(
+        "--reveal-write-only",
+        action="store_true",
+        help="print writeOnly property values instead of masking them",
+    )
+    parser.add_argument(
+        "--no-unique",
+        action="store_true",
+        help="send identifiers as the inputs give them (no per-run suffix)",
+    )
+    parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
 
 
 def scenario_command(args: argparse.Namespace) -> int:
@@ -151,7 +204,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
     from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
     from cfn_debug.targets import chain_options, open_workspace
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     console = Console(stderr=args.json, highlight=False)
     if args.list:
@@ -162,7 +215,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             console.print(f"  {entry.description}")
             for rule_id in entry.rules:
                 console.print(f"  [dim]{rule_id} ({rule(rule_id).level.value})[/]")
-        return EXIT_OK
+        return ExitCode.OK
     chosen = select(args.names)  # unknown names fail before any endpoint starts
     chain = chain_options(args)
     if args.examples < 0:
@@ -175,7 +228,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     try:
         # first: which AWS the handlers talk to
         console.print(printable(workspace.describe_aws()), markup=False)
-        from cfn_debug.headless import print_notices
+        from cfn_debug.headless.command import print_notices
 
         partial["notices"] = print_notices(console, workspace)  # models.py out of date
         options = ScenarioOptions(
@@ -237,13 +290,13 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         if note and not all(r.outcome in _OK for r in results):
             console.print(note, markup=False, style="yellow")
     if any(r.outcome is Outcome.ERROR for r in results):
-        return EXIT_ERROR
+        return ExitCode.ERROR
     if any(r.outcome is Outcome.FAILED for r in results):
-        return EXIT_FINDINGS
+        return ExitCode.FINDINGS
     # blocked: the create a scenario stands on did not succeed, with no MUST finding (a name of
     # a resource that must exist, an AWS moto lacks, a handler that refuses the input): nothing
     # was judged, so it is no finding either; the run could not do what it was asked
-    return EXIT_ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else EXIT_OK
+    return ExitCode.ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else ExitCode.OK
 
 
 def _ok() -> frozenset[Any]:

@@ -77,7 +77,7 @@ def _top_patterns(plain: dict[str, Any]) -> list[Any]:
     not), its ``$`` matches before a final newline, its ``\\d`` and ``\\w`` match non-ASCII
     digits and letters. A string only Python accepts is an input the schema rejects, and sending
     it as a valid input blames a correct handler (input-valid, model-conforms-to-schema)."""
-    from cfn_debug.ecma_regex import compile_ecma
+    from cfn_debug.schema.ecma_regex import compile_ecma
 
     source = plain.get("pattern")
     return [compile_ecma(source)] if isinstance(source, str) else []

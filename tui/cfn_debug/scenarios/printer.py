@@ -28,7 +28,7 @@ from cfn_debug.scenarios.results import (
     VerdictReached,
     VerdictStatus,
 )
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 OUTCOME_STYLE = {
     Outcome.PASSED: ("✔ passed", "bold green"),
@@ -57,7 +57,7 @@ class ScenarioPrinter:
         write_only: Any = (),
         reveal: bool = False,
     ) -> None:
-        from cfn_debug.headless import MaskedPrinter, OutputMasker
+        from cfn_debug.headless.command import MaskedPrinter, OutputMasker
         from cfn_debug.scenarios.masking import Scrubber
 
         self.console = console

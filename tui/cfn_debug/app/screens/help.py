@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cfn_debug.app.actions import ACTIONS, TABS, app_keys, key_label
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 INTRO = (
     "cfn-debug runs an event against your handler, replays the IN_PROGRESS chain with the returned "

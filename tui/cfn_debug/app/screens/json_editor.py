@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
 from cfn_debug.app.actions import app_keys
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 #: Takes the parsed document, returns the problems as (where, message); empty when it is fine.
 Validator = Callable[[Any], list[tuple[str, str]]]

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cfn_debug.app.actions import app_keys
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 
 class NoticesScreen(ModalScreen[None]):

@@ -18,7 +18,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from cfn_debug.app.messages import EventChosen, EventReplaced, EventsLoaded, RunsLoaded
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec

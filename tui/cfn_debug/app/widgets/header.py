@@ -7,7 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from cfn_debug.app.render import scrub
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 
 class SessionHeader(Static):

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from cfn_debug.app.messages import PaletteChanged, Routed
 from cfn_debug.app.render import Palette
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 #: Notices shown in the line itself; the rest are counted (``!`` shows them all).
 SHOWN = 2

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from cfn_debug.app.messages import PaletteChanged, Progress
 from cfn_debug.app.render import Palette, format_duration
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 BAR_WIDTH = 24
 

@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from cfn_debug.app.messages import PaletteChanged, StatusChanged, StepAdded
 from cfn_debug.app.render import Palette, duration_bar, format_duration, scrub, timing_style
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 GAUGE_WIDTH = 30
 TICK_S = 0.1

@@ -32,7 +32,7 @@ from cfn_debug.app.render import (
 )
 from cfn_debug.app.runview import RunView
 from cfn_debug.records import Step
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 #: A row shows this soon after its step completes; while steps stream in (the last batch was
 #: recent) rows are added in batches every STREAM_FLUSH_S: one layout pass per batch.

@@ -17,13 +17,57 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug import __version__
-from cfn_debug.errors import CfnDebugError
+from cfn_debug.errors import CfnDebugError, ExitCode
+from cfn_debug.options import add_aws_options, add_target_options
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-EXIT_INTERRUPTED = 130  # watch mode ends only on Ctrl-C
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug run`."""
+    parser.add_argument(
+        "events",
+        nargs="*",
+        metavar="EVENT",
+        help="event file(s) to run, or inputs/inputs_N_create|update|invalid.json (default: "
+        "every event the project has)",
+    )
+    add_target_options(parser)
+    add_aws_options(parser)
+    parser.add_argument("--json", action="store_true", help="print one machine-readable document")
+    parser.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="append the session journal to FILE (default: a new file in the user's state dir)",
+    )
+    parser.add_argument("--no-journal", action="store_true", help="keep no journal of this run")
+    parser.add_argument(
+        "--reveal-write-only",
+        action="store_true",
+        help="print writeOnly property values instead of masking them",
+    )
+    parser.add_argument(
+        "--logs", action="store_true", help="print the handler's log lines of every step"
+    )
+    parser.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="do not READ the resource after a CREATE or UPDATE ends SUCCESS (by default "
+        "cfn-debug sends one with the returned identifier and compares)",
+    )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="run, then run again on every save of the handler sources, the schema or an "
+        "event file, until Ctrl-C",
+    )
+    parser.add_argument(
+        "--build",
+        metavar="CMD",
+        help="with --watch: shell command run before each re-run (e.g. 'sam build'); "
+        "a failed build is reported and nothing re-runs",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -56,9 +100,9 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
-    from cfn_debug.schema_command import schema_warning_lines
+    from cfn_debug.schema.command import schema_warning_lines
     from cfn_debug.targets import chain_options, open_workspace
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     options = chain_options(args)
     watch = bool(getattr(args, "watch", False))
@@ -127,8 +171,8 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
         console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs) or _internal_errors(runs):
-        return EXIT_ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
-    return EXIT_FINDINGS if any(run.must_failures for run in runs) else EXIT_OK
+        return ExitCode.ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
+    return ExitCode.FINDINGS if any(run.must_failures for run in runs) else ExitCode.OK
 
 
 def _internal_errors(runs: list[Any]) -> bool:
@@ -165,7 +209,7 @@ class OutputMasker:
 
     def run_dict(self, run: Any) -> dict[str, Any]:
         if not run.steps:
-            from cfn_debug.redact import redact
+            from cfn_debug.text.redact import redact
 
             return redact(run.to_dict())  # type: ignore[no-any-return]
         from cfn_debug.export.masking import Masker
@@ -202,7 +246,7 @@ def print_notices(console: Any, workspace: Any) -> list[str]:
     """The workspace's notices (a models.py out of date), before the first event."""
     from rich.markup import escape
 
-    from cfn_debug.textsafe import printable
+    from cfn_debug.text.terminal import printable
 
     notices: list[str] = list(workspace.notices)
     for notice in notices:
@@ -212,7 +256,8 @@ def print_notices(console: Any, workspace: Any) -> list[str]:
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
     """The crash-safe journal every run appends to: --journal FILE, else the user's state dir."""
-    from cfn_debug.session import Journal, default_journal_path
+    from cfn_debug.journal.session import Journal
+    from cfn_debug.locations import default_journal_path
 
     if getattr(args, "no_journal", False):
         return None
@@ -252,7 +297,7 @@ def _watch(
         asyncio.run(watcher.watch(initial=events))
     printer.console.print()
     printer.console.print(f"stopped watching: {summary_line(runs)}")
-    return EXIT_INTERRUPTED
+    return ExitCode.INTERRUPTED
 
 
 def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cfn_debug.jsonfast import holds
+from cfn_debug.text.jsonfast import holds
 
 #: Where each payload shape keeps the resource model of the request.
 _REQUEST_PLACES = (("request", "desiredResourceState"), ("requestData", "resourceProperties"))

@@ -27,28 +27,17 @@ from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import JournalError
-from cfn_debug.journal_models import PLACES, ModelRefs, model_at, restore_models
-from cfn_debug.jsonfast import exact
+from cfn_debug.journal.models import PLACES, ModelRefs, model_at, restore_models
+from cfn_debug.locations import default_journal_path
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
-from cfn_debug.redact import redact, redacted_json_parts
+from cfn_debug.text.jsonfast import exact
+from cfn_debug.text.redact import redact, redacted_json_parts
 
 #: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
 #: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
 #: 3: a step line may carry ``model_refs`` (a repeated resource model written once, see
-#: cfn_debug.journal_models); older formats load unchanged, and a format 2 reader would drop them.
+#: cfn_debug.journal.models); older formats load unchanged, and a format 2 reader would drop them.
 JOURNAL_FORMAT = 3
-
-
-def state_dir() -> Path:
-    """$XDG_STATE_HOME/cfn-debug, else ~/.local/state/cfn-debug."""
-    base = os.environ.get("XDG_STATE_HOME")
-    root = Path(base) if base else Path.home() / ".local" / "state"
-    return root / "cfn-debug"
-
-
-def default_journal_path(now: datetime | None = None) -> Path:
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%S_%fZ")
-    return state_dir() / "journals" / f"{stamp}.jsonl"
 
 
 @dataclass

@@ -20,11 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.errors import SchemaError
+from cfn_debug.errors import ExitCode, SchemaError
 from cfn_debug.events import read_json
 from cfn_debug.schema import ResourceSchema, SchemaNote, join_pointer, schema_from_dict
-
-EXIT_OK, EXIT_ERROR_FOUND, EXIT_USAGE = 0, 1, 2
 
 #: Handler timeouts CloudFormation accepts for timeoutInMinutes (the meta-schema's bounds).
 TIMEOUT_RANGE = (2, 2160)
@@ -187,6 +185,12 @@ def format_line(report: SchemaReport, note: SchemaNote) -> str:
     return f"{report.path}: {note.pointer or '/'}: {note.level}: {note.message}"
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug schema`."""
+    parser.add_argument("schemas", nargs="+", metavar="SCHEMA", help="resource schema file(s)")
+    parser.add_argument("--json", action="store_true", help="print the problems as JSON")
+
+
 def schema_command(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.schemas]
     reports = [check_schema_file(p) for p in paths]
@@ -208,5 +212,5 @@ def schema_command(args: argparse.Namespace) -> int:
         summary = ", ".join(f"{counts.get(k, 0)} {k}s" for k in ("error", "warning", "note"))
         print(f"{len(reports)} schema(s) checked: {summary}", file=sys.stderr)
     if any(r.unreadable for r in reports):
-        return EXIT_USAGE
-    return EXIT_ERROR_FOUND if any(r.has_error for r in reports) else EXIT_OK
+        return ExitCode.ERROR
+    return ExitCode.FINDINGS if any(r.has_error for r in reports) else ExitCode.OK

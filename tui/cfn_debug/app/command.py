@@ -9,11 +9,54 @@ import sys
 from pathlib import Path
 
 from cfn_debug.app.config import AppConfig
-from cfn_debug.errors import JournalError
+from cfn_debug.errors import ExitCode, JournalError
+from cfn_debug.options import add_aws_options, add_target_options
+
+
+def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug ui`."""
+    parser.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
+    add_target_options(parser)
+    add_aws_options(parser)
+    parser.add_argument("--watch", action="store_true", help="re-run on every save")
+    parser.add_argument(
+        "--no-read-back",
+        action="store_true",
+        help="do not READ the resource after a CREATE or UPDATE ends SUCCESS",
+    )
+    parser.add_argument(
+        "--build",
+        metavar="CMD",
+        help="in watch mode: shell command run before each re-run (e.g. 'sam build'); "
+        "a failed build is shown and nothing re-runs",
+    )
+    parser.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="write the session journal here (default: a new file under "
+        "$XDG_STATE_HOME/cfn-debug/journals)",
+    )
+    parser.add_argument(
+        "--screenshot-dir",
+        metavar="DIR",
+        help="where Ctrl+S saves screenshots (default: $XDG_STATE_HOME/cfn-debug/screenshots)",
+    )
 
 
 def ui_command(args: argparse.Namespace) -> int:
     return _run(AppConfig.from_args(args))
+
+
+def add_open_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `cfn-debug open`."""
+    parser.add_argument(
+        "transcript", metavar="TRANSCRIPT", help="JSON transcript or session journal (.jsonl)"
+    )
+    parser.add_argument(
+        "--screenshot-dir",
+        metavar="DIR",
+        help="where Ctrl+S saves screenshots (default: $XDG_STATE_HOME/cfn-debug/screenshots)",
+    )
 
 
 def open_command(args: argparse.Namespace) -> int:
@@ -52,18 +95,18 @@ def _run(config: AppConfig) -> int:
             "use `cfn-debug run EVENT` for a headless run",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.ERROR
     app = CfnDebugApp(config)
     try:
         app.run()
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except Exception as error:  # the terminal went away, or similar: one line, no traceback
         print(
             f"cfn-debug: error: the dashboard stopped: {type(error).__name__}: {error}",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.ERROR
     finally:
         journal = app.journal
         if journal is not None and journal.path.exists():

@@ -324,7 +324,7 @@ def _marks_searcher() -> Callable[[bytes], bool] | None:
         from re2 import _re2
     except ImportError:  # pragma: no cover - google-re2 is a dependency
         return None
-    from cfn_debug.jsonfast import remember_holds
+    from cfn_debug.text.jsonfast import remember_holds
 
     options = re2.Options()
     options.log_errors = False
@@ -415,7 +415,7 @@ def redact_large(
     (``redact`` makes it a list; both encode as the same JSON array).
     """
     if encode is None:
-        from cfn_debug.jsonfast import exact
+        from cfn_debug.text.jsonfast import exact
 
         encode = exact
     return _redact_large(obj, 0, split_depth, encode, _SCAN_MIN if scan_min is None else scan_min)
@@ -475,9 +475,9 @@ def redacted_json_parts(
     Parts that ``may_hold_secret`` says are clean, and that orjson encodes as json would, are
     encoded by orjson without a walk; the rest are redacted and encoded by ``dumps`` as before.
     Objects nested less than ``split_depth`` deep are always taken apart member by member.
-    ``encode``: :func:`cfn_debug.jsonfast.exact` (the default) or a memo of it.
+    ``encode``: :func:`cfn_debug.text.jsonfast.exact` (the default) or a memo of it.
     """
-    from cfn_debug.jsonfast import Splicer, exact
+    from cfn_debug.text.jsonfast import Splicer, exact
 
     def member(key: str, value: Any) -> str:
         return dumps(_redact_dict({key: value})[key])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from cfn_debug.redact import (
+from cfn_debug.text.redact import (
     _ACCESS_KEY,
     _SECRET_ASSIGNMENT,
     _TOKEN_ASSIGNMENT,

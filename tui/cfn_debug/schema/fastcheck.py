@@ -13,7 +13,7 @@ What keeps it sound:
 - the exempt keywords (required, dependencies, propertyNames, if, allOf, anyOf, oneOf, not) go
   only from schema positions, where the shape validator ignores them; a keyword at a position
   jsonschema never reads as a schema is left alone (stricter, not looser);
-- ``pattern`` and ``patternProperties`` are ECMA-262 (:mod:`cfn_debug.ecma_regex`), the same
+- ``pattern`` and ``patternProperties`` are ECMA-262 (:mod:`cfn_debug.schema.ecma_regex`), the same
   engine jsonschema is given: before compiling, every pattern is replaced by a placeholder name
   that fastjsonschema's own ``re`` handling leaves alone, and the placeholders are bound to the
   ECMA patterns afterwards;
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from itertools import chain, repeat
 from typing import Any
 
-from cfn_debug.ecma_regex import EcmaPattern, compile_ecma
+from cfn_debug.schema.ecma_regex import EcmaPattern, compile_ecma
 
 #: Keywords whose value is a map of names to subschemas.
 _SCHEMA_MAPS = ("properties", "patternProperties", "definitions")

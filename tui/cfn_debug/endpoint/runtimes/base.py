@@ -1,0 +1,146 @@
+"""What every runtime of the embedded endpoint provides: how a worker process is built and started.
+
+A runtime module (python.py, node.py, ...) holds everything specific to one language: checking its
+toolchain, building the project's code when it is missing or stale, and the command line and
+environment of a worker process that speaks the Lambda Runtime API at AWS_LAMBDA_RUNTIME_API.
+Everything else (the Runtime API listener, log capture, timeouts, memory, process trees, the
+invoke API) is the worker's and the endpoint's, the same for every runtime.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from cfn_debug.errors import EndpointError
+from cfn_debug.locations import runtimes_dir
+
+if TYPE_CHECKING:
+    from cfn_debug.endpoint.pyenv import ProgressCallback
+    from cfn_debug.endpoint.template import FunctionSpec
+
+
+class BuildFailed(EndpointError):
+    """The project's install or build command failed: exit 2 when the endpoint starts; once it
+    runs (watch mode rebuilds on save) the invocation's init error, with ``output`` (the
+    command's last lines) as its log."""
+
+    def __init__(self, message: str, *, path: str | Path | None = None, output: list[str]):
+        super().__init__(message, path=path)
+        self.output = output
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """The choices of one endpoint that runtimes read (from the command line)."""
+
+    python: str | Path | None = None  # --python: the interpreter of Python workers
+    node: str | None = None  # --node: the node executable of Node workers
+    debug_port: int | None = None  # a debugger's port (Node: --inspect=127.0.0.1:PORT)
+    progress: ProgressCallback | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One worker process: its command line (argv[0] an absolute path), its whole environment,
+    and its working directory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+
+
+class Runtime(ABC):
+    """One function's runtime. The endpoint calls ``check`` once when it starts, then, for each
+    worker it starts, ``prepare`` and ``launch``."""
+
+    #: "python", "node", "provided" or "java": the key of the dispatch table.
+    family: ClassVar[str]
+    #: None when the worker records the handler's AWS calls (aws_recorder's records on fd 1);
+    #: otherwise what the step's AWS calls say instead.
+    aws_calls_note: ClassVar[str | None] = None
+    #: Whether the worker writes worker_main.SENTINEL + request id before each answer; without
+    #: it an invocation's log ends at its answer, once the pipe is read.
+    writes_sentinel: ClassVar[bool] = True
+    #: Whether workers may be forked from the Python fork server (Python only); others are
+    #: started through it as new programs (see forkserver.ForkServer.spawn).
+    forks_python: ClassVar[bool] = False
+
+    def __init__(self, spec: FunctionSpec, project_dir: Path, options: RuntimeOptions) -> None:
+        self.spec = spec
+        self.project_dir = Path(project_dir)
+        self.options = options
+
+    def check(self) -> None:  # noqa: B027 - most runtimes need no check
+        """The toolchain is there and new enough; an EndpointError (exit 2) otherwise."""
+
+    def prepare(self) -> None:  # noqa: B027 - most runtimes need no build
+        """Build what is missing or older than its sources; cheap when nothing changed. Called
+        before every worker start."""
+
+    @abstractmethod
+    def launch(self, env: dict[str, str]) -> Launch:
+        """The worker process for ``env`` (the Lambda environment, AWS_LAMBDA_RUNTIME_API
+        included): the runtime adds to it and drops nothing."""
+
+    def source_dir(self) -> Path:
+        """The sources whose change makes the warm workers stale."""
+        return self.spec.code_dir
+
+    def describe(self) -> str:
+        """A few words naming the runtime and its toolchain, e.g. "node v20.11.1"."""
+        return self.spec.runtime or self.family
+
+
+def newest_mtime(root: Path, skip: frozenset[str] = frozenset()) -> float:
+    """The newest modification time of a file under ``root`` (0.0 when there is none); hidden
+    directories and ``skip`` are not walked."""
+    newest = 0.0
+    stack = [str(root)]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in skip and not entry.name.startswith("."):
+                            stack.append(entry.path)
+                        continue
+                    newest = max(newest, entry.stat().st_mtime)
+                except OSError:
+                    continue
+    return newest
+
+
+def build_cache_dir() -> Path:
+    """Where runtimes keep what is theirs (build locks, version checks): never the project."""
+    return runtimes_dir()
+
+
+@contextlib.contextmanager
+def build_lock(project_dir: Path) -> Iterator[None]:
+    """One build of a project at a time, across threads and processes (the functions of one
+    project share its build; two `cfn-debug run`s may start together)."""
+    directory = build_cache_dir() / "locks"
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    key = hashlib.sha256(str(Path(project_dir).resolve()).encode()).hexdigest()[:24]
+    with open(directory / f"{key}.lock", "a+b") as handle:
+        try:
+            import fcntl
+        except ImportError:  # no cross-process lock: the freshness check still guards reuse
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

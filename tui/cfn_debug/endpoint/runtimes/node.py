@@ -1,0 +1,309 @@
+"""Node.js handlers (TypeScript plugin projects): ``node --require hooks.js runtime.js``.
+
+runtime.js (beside this file, in node/) is cfn-debug's own Lambda Runtime API client: it loads the
+module the function's ``Handler`` names under its code directory (``dist/handlers.entrypoint``),
+runs it with a Lambda-shaped context and writes the end-of-invocation sentinel; hooks.js records
+the handler's AWS calls (SDK v3 and v2) and points SDK v2 at AWS_ENDPOINT_URL.
+
+``node`` is ``--node PATH`` or the first on PATH; it must satisfy the ``engines.node`` range of the
+handler library (cloudformation-cli-typescript-lib, in the project's node_modules) or, failing
+that, of the project's package.json.
+
+Building (``prepare``): the project's dependencies are installed when node_modules is missing or
+older than package.json / package-lock.json (``npm ci`` with a lockfile, else ``npm install``),
+and the project's ``build`` script is run when the handler's output directory (``dist/``) is
+missing or older than ``src/``: once, under a lock, reported through the endpoint's progress
+callback. Decision: node_modules/ and dist/ are written where the project's own build writes
+them (what ``npm ci && npm run build``, the plugin's Makefile, would make); nothing else is
+written into the project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from cfn_debug.endpoint.runtimes.base import (
+    BuildFailed,
+    Launch,
+    Runtime,
+    build_lock,
+    newest_mtime,
+)
+from cfn_debug.endpoint.runtimes.semver import parse_version, satisfies
+from cfn_debug.errors import EndpointError
+
+HERE = Path(__file__).resolve().parent / "node"
+RUNTIME_JS = HERE / "runtime.js"
+HOOKS_JS = HERE / "hooks.js"
+#: The handler library of TypeScript plugin projects: its engines range is the one checked.
+HANDLER_LIBRARY = "@amazon-web-services-cloudformation/cloudformation-cli-typescript-lib"
+#: Build output kept for an error message (the last lines).
+ERROR_LINES = 15
+#: The oldest Node this runtime client runs on.
+MINIMUM_NODE = (18, 0, 0)
+#: What npm writes into node_modules at every install (its freshness says when it last ran).
+NPM_MARKER = ".package-lock.json"
+
+_versions: dict[tuple[str, int], tuple[int, int, int] | None] = {}
+_versions_lock = threading.Lock()
+
+
+def find_node(choice: str | None) -> Path:
+    """``--node PATH`` (a file, or a directory holding bin/node), else ``node`` on PATH."""
+    if choice:
+        path = Path(choice).expanduser()
+        if path.is_dir():
+            path = next((p for p in (path / "bin" / "node", path / "node") if p.exists()), path)
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise EndpointError("expected an executable node", path=str(path), field="--node")
+        return path.absolute()
+    found = shutil.which("node")
+    if found is None:
+        raise EndpointError(
+            "this project's functions run on Node.js, and no `node` is on PATH: install Node.js "
+            "18 or newer, or name one with --node PATH"
+        )
+    return Path(found)
+
+
+def node_version(node: Path) -> tuple[int, int, int] | None:
+    """The version of ``node`` (asked once per executable and modification time)."""
+    try:
+        key = (str(node), node.stat().st_mtime_ns)
+    except OSError:
+        return None
+    with _versions_lock:
+        if key in _versions:
+            return _versions[key]
+    try:
+        done = subprocess.run(
+            [str(node), "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+        version = parse_version(done.stdout) if done.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        version = None
+    with _versions_lock:
+        _versions[key] = version
+    return version
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _engines(package: dict[str, Any] | None) -> str | None:
+    engines = package.get("engines") if package else None
+    node = engines.get("node") if isinstance(engines, dict) else None
+    return node if isinstance(node, str) and node.strip() else None
+
+
+def _shown(version: tuple[int, int, int]) -> str:
+    return "v" + ".".join(map(str, version))
+
+
+class NodeRuntime(Runtime):
+    family: ClassVar[str] = "node"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.package_root = self._package_root()
+        self._node: Path | None = None
+        self._version: tuple[int, int, int] | None = None
+
+    def _package_root(self) -> Path:
+        """The directory of the package.json above the code directory (the code directory
+        itself for `cfn init`'s CodeUri ./), up to the project directory."""
+        here = self.spec.code_dir
+        project = self.project_dir.resolve()
+        while True:
+            if (here / "package.json").is_file():
+                return here
+            if here == project or here.parent == here:
+                return self.spec.code_dir
+            here = here.parent
+
+    # --- the toolchain ---
+
+    @property
+    def node(self) -> Path:
+        if self._node is None:
+            self._node = find_node(self.options.node)
+        return self._node
+
+    def check(self) -> None:
+        node = self.node
+        version = node_version(node)
+        if version is None:
+            raise EndpointError("cannot tell its version (`node --version` failed)", path=node)
+        self._version = version
+        if version < MINIMUM_NODE:
+            raise EndpointError(
+                f"is Node.js {_shown(version)}; cfn-debug runs Node handlers on Node.js "
+                f"{_shown(MINIMUM_NODE)} or newer (name another with --node PATH)",
+                path=node,
+            )
+        self._check_engines(version)
+
+    def _check_engines(self, version: tuple[int, int, int]) -> None:
+        """The handler library's engines range (the project's when the library is not
+        installed yet) must hold ``version``."""
+        library = self.package_root / "node_modules" / HANDLER_LIBRARY / "package.json"
+        project = self.package_root / "package.json"
+        for path in (library, project):
+            wanted = _engines(_read_json(path))
+            if wanted is None:
+                continue
+            if not satisfies(version, wanted):
+                raise EndpointError(
+                    f"needs Node.js {wanted} (engines.node), and {self.node} is "
+                    f"{_shown(version)}: install a newer Node.js or name one with --node PATH",
+                    path=path,
+                )
+            return
+
+    def describe(self) -> str:
+        version = self._version or node_version(self.node)
+        return f"node {_shown(version) if version else '?'} ({self.node})"
+
+    # --- building ---
+
+    def _package(self) -> dict[str, Any]:
+        return _read_json(self.package_root / "package.json") or {}
+
+    def output_dir(self) -> Path:
+        """The directory the handler module is built into: the first part of ``Handler``'s
+        module path ("dist" for dist/handlers.entrypoint), under the code directory."""
+        module = self.spec.handler.rsplit("/", 1)[0] if "/" in self.spec.handler else ""
+        first = module.split("/", 1)[0]
+        return self.spec.code_dir / first if first else self.spec.code_dir
+
+    def source_dir(self) -> Path:
+        src = self.package_root / "src"
+        return src if src.is_dir() else self.spec.code_dir
+
+    def _needs_install(self) -> bool:
+        if not (self.package_root / "package.json").is_file():
+            return False
+        modules = self.package_root / "node_modules"
+        if not modules.is_dir():
+            return True
+        try:
+            installed = (modules / NPM_MARKER).stat().st_mtime
+        except OSError:
+            return False  # installed by another tool (yarn, pnpm): theirs to keep fresh
+        for name in ("package.json", "package-lock.json"):
+            try:
+                if (self.package_root / name).stat().st_mtime > installed:
+                    return True
+            except OSError:
+                continue
+        return False
+
+    def _needs_build(self) -> bool:
+        scripts = self._package().get("scripts")
+        if not isinstance(scripts, dict) or "build" not in scripts:
+            return False
+        output = self.output_dir()
+        if output == self.spec.code_dir or not output.is_dir():
+            return True
+        src = self.source_dir()
+        if src == self.spec.code_dir:
+            return False  # no sources apart from the output: nothing to compare
+        built = newest_mtime(output)
+        return built == 0.0 or newest_mtime(src) > built
+
+    def prepare(self) -> None:
+        if not (self._needs_install() or self._needs_build()):
+            return
+        with build_lock(self.package_root):
+            install = self._needs_install()
+            build = self._needs_build()
+            if install:
+                lock = (self.package_root / "package-lock.json").is_file()
+                self._run(["ci"] if lock else ["install"], "installing the dependencies")
+                self._run_install_check()
+            if build:
+                self._run(["run", "build"], "building")
+
+    def _run_install_check(self) -> None:
+        if self._version is not None:
+            self._check_engines(self._version)
+
+    def _npm(self) -> str:
+        beside = self.node.parent / "npm"
+        if beside.is_file():
+            return str(beside)
+        found = shutil.which("npm")
+        if found is None:
+            raise EndpointError(
+                f"the project needs building (node_modules or {self.output_dir().name}/ is "
+                "missing or stale) and no `npm` is on PATH: install npm, or build it yourself",
+                path=self.package_root,
+            )
+        return found
+
+    def _run(self, args: list[str], what: str) -> None:
+        command = [self._npm(), *args]
+        shown = "npm " + " ".join(args)
+        report = self.options.progress
+        if report is not None:
+            from cfn_debug.endpoint.pyenv import EnvProgress
+
+            report(EnvProgress("build", f"{what} of {self.package_root.name} ({shown}) ..."))
+        env = dict(os.environ)
+        env["PATH"] = f"{self.node.parent}{os.pathsep}{env.get('PATH', '')}"
+        env.setdefault("npm_config_update_notifier", "false")
+        env.setdefault("npm_config_fund", "false")
+        env.setdefault("npm_config_audit", "false")
+        started = time.monotonic()
+        try:
+            done = subprocess.run(
+                command,
+                cwd=self.package_root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+                check=False,
+            )
+        except OSError as error:
+            raise EndpointError(f"cannot run {shown}: {error}", path=self.package_root) from None
+        lines = [line for line in done.stdout.splitlines() if line.strip()]
+        if done.returncode != 0:
+            tail = lines[-ERROR_LINES:]
+            raise BuildFailed(
+                f"{shown} failed (exit {done.returncode}): " + " | ".join(tail),
+                path=self.package_root,
+                output=tail,
+            )
+        if report is not None:
+            from cfn_debug.endpoint.pyenv import EnvProgress
+
+            took = time.monotonic() - started
+            report(EnvProgress("build", f"{shown} done in {took:.1f} s"))
+
+    # --- the process ---
+
+    def node_args(self) -> list[str]:
+        """Arguments to node itself, before the runtime's script (a debugger's --inspect)."""
+        args: list[str] = []
+        if self.options.debug_port is not None:
+            args.append(f"--inspect=127.0.0.1:{self.options.debug_port}")
+        return args
+
+    def launch(self, env: dict[str, str]) -> Launch:
+        argv = [str(self.node), *self.node_args(), "--require", str(HOOKS_JS), str(RUNTIME_JS)]
+        return Launch(argv, dict(env), self.spec.code_dir)

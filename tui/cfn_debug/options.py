@@ -1,0 +1,102 @@
+"""Command-line options several commands share: what to invoke, which AWS, the handlers' Python.
+
+Argparse only: every command's ``add_arguments`` may use them without importing the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def port_number(text: str) -> int:
+    """A TCP port given on the command line: 1..65535, else a usage error (exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number 1-65535, got {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 1-65535, got {port}")
+    return port
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    """Options naming what to invoke; the names are those of `cfn invoke` and `cfn test`."""
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        help="resource-type project directory (default: the current one, else the bundled demo)",
+    )
+    parser.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="Lambda endpoint, e.g. http://127.0.0.1:3001 for `sam local start-lambda`, "
+        "http://127.0.0.1:8080 for the Runtime Interface Emulator, or 'aws' for deployed "
+        "functions (default: start the embedded endpoint for the project)",
+    )
+    parser.add_argument("--function-name", metavar="NAME", help="function name or ARN to invoke")
+    parser.add_argument(
+        "--schema", metavar="FILE", help="resource schema file (overrides discovery)"
+    )
+    add_python_option(parser)
+    parser.add_argument("--region", help="region put in the requests (default: us-east-1)")
+    parser.add_argument("--profile", help="AWS profile whose credentials go into the requests")
+    parser.add_argument(
+        "--max-reinvoke",
+        type=int,
+        default=100,
+        metavar="N",
+        help="stop a chain after N re-invocations (default: 100)",
+    )
+    parser.add_argument(
+        "--max-delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="wait at most S seconds of a callbackDelaySeconds (default: the full delay)",
+    )
+
+
+def add_python_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--python",
+        metavar="PATH",
+        help="interpreter (or virtual environment) the embedded endpoint runs handlers with "
+        "(default: one built and cached from the project's requirements.txt when cfn-debug's "
+        "own lacks something it names)",
+    )
+
+
+def add_aws_options(parser: argparse.ArgumentParser, *, env_vars: bool = True) -> None:
+    """Which AWS the handlers talk to, and what fills the inputs' {{ExportName}} placeholders."""
+    group = parser.add_argument_group("AWS for the handlers")
+    group.add_argument(
+        "--local-aws",
+        action="store_true",
+        help="start a local AWS (moto's server on 127.0.0.1) for this session, point the "
+        "handlers at it and deploy the project's test/setup.yml into it",
+    )
+    group.add_argument(
+        "--aws-endpoint-url",
+        metavar="URL",
+        help="point the handlers' boto3 at this AWS-compatible endpoint (a moto or LocalStack "
+        "server you run); its exports fill placeholders",
+    )
+    group.add_argument(
+        "--setup",
+        metavar="TEMPLATE",
+        help="with --local-aws: the setup stack to deploy (default: test/setup.yml; 'none': "
+        "deploy nothing and give the values with --export)",
+    )
+    group.add_argument(
+        "--export",
+        action="append",
+        metavar="NAME=VALUE",
+        help="fill {{NAME}} placeholders with VALUE (repeatable; over the stack's exports)",
+    )
+    if env_vars:
+        group.add_argument(
+            "--env-vars",
+            metavar="FILE",
+            help="JSON file of the handlers' environment variables, as `sam local --env-vars` "
+            "takes it",
+        )

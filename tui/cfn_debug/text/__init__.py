@@ -1,0 +1,1 @@
+"""Terminal safety, secret redaction (whole texts and streams) and JSON helpers."""
