@@ -19,7 +19,7 @@ from textual.widgets import Input, RichLog, Static
 
 from cfn_debug.debugger.pdbview import History, PdbView
 from cfn_debug.endpoint.debugchannel import DebugEvent, DebugSession
-from cfn_debug.textsafe import printable
+from cfn_debug.text.terminal import printable
 
 HINT = "pdb: c continue · n next · s step · p/pp EXPR · l list · w where · q end the invocation"
 
