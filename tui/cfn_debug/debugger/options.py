@@ -45,32 +45,6 @@ def break_point(text: str, base: Path | None = None) -> tuple[str, int]:
     return str(resolved.resolve()), int(line)
 
 
-def _port(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number 1-65535, got {text!r}")
-    return int(text)
-
-
-def add_debug_options(parser: argparse.ArgumentParser, *, break_at: bool = True) -> None:
-    """--debug-port (and --break-at) on a command that starts the embedded endpoint."""
-    group = parser.add_argument_group("debugger")
-    group.add_argument(
-        "--debug-port",
-        type=_port,
-        metavar="PORT",
-        help="the handler's worker listens with debugpy on 127.0.0.1:PORT and waits for an IDE "
-        "to attach (VS Code: a launch.json entry is printed) before it runs the handler",
-    )
-    if break_at:
-        group.add_argument(
-            "--break-at",
-            action="append",
-            default=[],
-            metavar="FILE:LINE",
-            help="stop in pdb at this line of the handler (repeatable); needs a terminal",
-        )
-
-
 def debug_options(args: argparse.Namespace, *, terminal: bool) -> DebugOptions:
     """What --debug-port and --break-at ask for; ``terminal``: pdb may use this process's
     terminal (``run`` without --json) when stdin and stdout are one."""
