@@ -25,6 +25,7 @@ from textual.widgets import DataTable
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
 from cfn_debug.aws.local import LOCAL_CREDENTIALS
+from cfn_debug.aws.moto_screen import RECORDER_ENV
 
 from .helpers import opened, project_config, run_event, screen_text, wait_until
 
@@ -33,6 +34,12 @@ SIZE = (220, 60)
 #: A call's row on the tab: "[<n>] <service>.<Operation> [<HTTP status> <time>]" (the number
 #: and status columns are left out where the call's parameters take the pane's width).
 CALL_ROW = re.compile(r"│\s+(?:\d+\s+)?([a-z0-9-]+)\.([A-Z][A-Za-z]+)(?:\s+(\d{3}|-)\s)?")
+
+
+@pytest.fixture(autouse=True)
+def _recorder_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read moto's recorder, which the local AWS refuses unless told (moto_screen)."""
+    monkeypatch.setenv(RECORDER_ENV, "1")
 
 
 def config(tmp_path: Path) -> AppConfig:

@@ -50,6 +50,7 @@ from cfn_debug.text.redact import (
     redact_lines,
     redact_text,
 )
+from cfn_debug.text.samejson import same_json
 
 if TYPE_CHECKING:
     from cfn_debug.schema import ResourceSchema
@@ -333,19 +334,16 @@ async def _invoke(invoker: Invoker, function_name: str, payload: dict[str, Any])
 
 
 def _share_repeated_context(result: InvokeResult, sent: Any) -> InvokeResult:
-    """The result with a returned callbackContext equal to the one sent replaced by the sent
-    object itself: a 5 MB context replayed 100 times is then held once, not 100 times."""
+    """The result with a returned callbackContext that is the same JSON as the one sent (equal
+    encodings: see samejson; ``==`` would take 1.0 for 1) replaced by the sent object itself: a
+    5 MB context replayed 100 times is then held once, not 100 times."""
     progress = result.progress
     if not isinstance(sent, dict) or not sent or not isinstance(progress, dict):
         return result
     returned = progress.get("callbackContext")
     if returned is sent or not isinstance(returned, dict) or len(returned) != len(sent):
         return result
-    try:
-        same = returned == sent
-    except RecursionError:
-        return result
-    if same:
+    if same_json(returned, sent):
         progress["callbackContext"] = sent  # the parsed answer is ours alone: safe to mutate
     return result
 

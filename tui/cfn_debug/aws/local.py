@@ -1,7 +1,9 @@
 """The local AWS: moto's server in a child process on 127.0.0.1, on a free port, for one session.
 
 ``LocalAws().start()`` returns once it answers; ``stop()`` (also called at interpreter exit)
-ends it. The child watches its stdin and ends when cfn-debug does, however cfn-debug ends.
+ends it. The child watches its stdin and ends when cfn-debug does, however cfn-debug ends. It runs
+in a private temporary directory (mode 0700, removed by ``stop``), never in the user's project:
+whatever moto writes to its working directory stays out of it.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +42,7 @@ class LocalAws:
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
+        self._workdir: str | None = None
 
     @property
     def running(self) -> bool:
@@ -56,6 +60,7 @@ class LocalAws:
             return
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+        self._workdir = tempfile.mkdtemp(prefix="cfn-debug-local-aws-")
         try:
             process = subprocess.Popen(
                 [sys.executable, "-m", "cfn_debug.aws.moto_main"],
@@ -63,6 +68,7 @@ class LocalAws:
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 env=env,
+                cwd=self._workdir,
                 start_new_session=True,  # a Ctrl-C in the terminal is cfn-debug's to handle
             )
         except OSError as error:
@@ -120,6 +126,9 @@ class LocalAws:
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
+        workdir, self._workdir = self._workdir, None
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
         atexit.unregister(self.stop)
 
     def __enter__(self) -> LocalAws:

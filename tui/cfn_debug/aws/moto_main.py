@@ -3,6 +3,7 @@
 Run as ``python -m cfn_debug.aws.moto_main``. It prints one line, ``{"port": N}``, once it
 listens, and stops when stdin reaches end of file: when cfn-debug closes it, or when cfn-debug
 dies in any way (the kernel closes the pipe), so a local AWS never outlives its session.
+moto serves behind cfn-debug's screen, its CORS off (moto_screen.py): no web page reaches it.
 """
 
 from __future__ import annotations
@@ -25,18 +26,19 @@ def _warm_up() -> None:
 def main() -> int:
     warnings.simplefilter("ignore")  # "not supported by moto" warnings: setup_stack reports them
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    from cfn_debug.aws import moto_screen
+
     try:
-        from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+        server = moto_screen.serve("127.0.0.1")
     except ImportError as error:
         print(json.dumps({"error": f"moto's server is not installed: {error}"}), flush=True)
         return 2
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    try:
-        server.start()
     except OSError as error:
         print(json.dumps({"error": f"cannot listen on 127.0.0.1: {error}"}), flush=True)
         return 2
-    _host, port = server.get_host_and_port()
+    port = int(server.server_address[1])
+    serving = threading.Thread(target=server.serve_forever, name="moto", daemon=True)
+    serving.start()
     print(json.dumps({"port": port}), flush=True)
     # The setup stack comes next: its CloudFormation parser imports most of moto's backends,
     # which takes longer than anything else here. Import them now, while cfn-debug loads boto3.
@@ -46,7 +48,8 @@ def main() -> int:
             pass
     except (KeyboardInterrupt, OSError):
         pass
-    server.stop()
+    server.shutdown()
+    serving.join(5)
     return 0
 
 

@@ -18,8 +18,9 @@ of the log (see logs.LogBuffer) and keeps them with the invocation, so a call is
 its invocation exactly as a log line is.
 
 Parameters: only the request's top-level parameters are kept; a value the service model marks
-``sensitive`` (at any depth) or whose name says it is a secret is masked, bytes and streams are
-replaced by their size, and long values are cut. The engine redacts credentials again.
+``sensitive`` or whose name says it is a secret (``Password`` in a list of users, say) is masked
+at any depth, bytes and streams are replaced by their size, and long values are cut. The engine
+redacts credentials again.
 
 Like worker_main.py, this file imports nothing from cfn_debug (it is loaded by path in the
 worker) and importing it does nothing.
@@ -67,8 +68,6 @@ _ID = "cfn_debug_id"
 _ids = itertools.count(1)
 
 _state: dict[str, Any] = {"fd": 1, "installed": False}
-#: (service, operation) -> the masking plan of its input shape (see _plan)
-_plans: dict[tuple[str, str], Any] = {}
 
 
 # --- the botocore handlers ---------------------------------------------------------------------
@@ -212,19 +211,24 @@ def _secret_name(name: str) -> bool:
 def _top_level(params: Any, model: Any, service: str, operation: str) -> dict[str, Any]:
     if not isinstance(params, dict):
         return {}
-    plan = _plan_for(model, service, operation)
+    try:
+        shape = model.input_shape if model is not None else None
+        members = shape.members if shape is not None else {}
+    except Exception:
+        members = {}
     out: dict[str, Any] = {}
     for name, value in params.items():
         key = str(name)
-        member_plan = plan.get(key) if isinstance(plan, dict) else None
-        if member_plan is True or _secret_name(key):
+        if _secret_name(key):
             out[key] = MASKED
             continue
-        out[key] = _value(value, member_plan)
+        out[key] = _value(value, members.get(key))
     return out
 
 
-def _value(value: Any, plan: Any) -> Any:
+def _value(value: Any, shape: Any) -> Any:
+    if _sensitive(shape):
+        return MASKED
     if value is None or isinstance(value, bool | int | float):
         return value
     if isinstance(value, str):
@@ -235,8 +239,7 @@ def _value(value: Any, plan: Any) -> Any:
         return f"<{len(value)} bytes>"
     if hasattr(value, "read"):
         return f"<stream {type(value).__name__}>"
-    if plan is not None:
-        value = _mask(value, plan, 0)
+    value = _mask(value, shape, 0)
     try:
         text = json.dumps(value, default=_opaque, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
@@ -258,57 +261,53 @@ def _opaque(value: Any) -> Any:
     return str(value)
 
 
-# --- masking what the service model marks sensitive --------------------------------------------
-# A plan mirrors a shape: True = mask the whole value; a dict = structure members to look into;
-# ("list", plan) / ("map", plan) = every item / value. None = nothing sensitive below.
+# --- masking at any depth ------------------------------------------------------------------------
+# The value is walked beside its shape (botocore's input shape, None where the value has none):
+# a member whose shape is marked sensitive, or whose name says it holds a secret, is masked at
+# any depth; a value nested deeper than _MAX_DEPTH is replaced as a whole, never kept unlooked.
 
-_MAX_SHAPE_DEPTH = 12
-
-
-def _plan_for(model: Any, service: str, operation: str) -> Any:
-    key = (service, operation)
-    if key not in _plans:
-        try:
-            shape = model.input_shape if model is not None else None
-            _plans[key] = _plan(shape, 0) if shape is not None else None
-        except Exception:
-            _plans[key] = None
-    return _plans[key]
+_MAX_DEPTH = 64
+_TOO_DEEP = "<nested too deep to record>"
 
 
-def _plan(shape: Any, depth: int) -> Any:
-    if shape is None or depth > _MAX_SHAPE_DEPTH:
+def _sensitive(shape: Any) -> bool:
+    try:
+        return bool(shape is not None and shape.metadata.get("sensitive"))
+    except Exception:
+        return False
+
+
+def _child(shape: Any, attribute: str, key: Any = None) -> Any:
+    """The shape of a member (``attribute`` "members", by ``key``), list item or map value."""
+    if shape is None:
         return None
-    if getattr(shape, "metadata", {}).get("sensitive"):
-        return True
-    kind = getattr(shape, "type_name", "")
-    if kind == "structure":
-        members = {}
-        for name, member in shape.members.items():
-            sub = _plan(member, depth + 1)
-            if sub is not None:
-                members[name] = sub
-        return members or None
-    if kind == "list":
-        sub = _plan(shape.member, depth + 1)
-        return ("list", sub) if sub is not None else None
-    if kind == "map":
-        sub = _plan(shape.value, depth + 1)
-        return ("map", sub) if sub is not None else None
-    return None
+    try:
+        if attribute == "members":
+            return shape.members.get(key) if shape.type_name == "structure" else None
+        return getattr(shape, attribute) if shape.type_name in ("list", "map") else None
+    except Exception:
+        return None
 
 
-def _mask(value: Any, plan: Any, depth: int) -> Any:
-    if plan is True:
+def _mask(value: Any, shape: Any, depth: int) -> Any:
+    if _sensitive(shape):
         return MASKED
-    if depth > _MAX_SHAPE_DEPTH:
-        return value
-    if isinstance(plan, dict) and isinstance(value, dict):
-        return {k: (_mask(v, plan[k], depth + 1) if k in plan else v) for k, v in value.items()}
-    if isinstance(plan, tuple) and plan[0] == "list" and isinstance(value, list | tuple):
-        return [_mask(item, plan[1], depth + 1) for item in value]
-    if isinstance(plan, tuple) and plan[0] == "map" and isinstance(value, dict):
-        return {k: _mask(v, plan[1], depth + 1) for k, v in value.items()}
+    if isinstance(value, dict | list | tuple) and depth > _MAX_DEPTH:
+        return _TOO_DEEP
+    if isinstance(value, dict):
+        kind = getattr(shape, "type_name", None)
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            if isinstance(key, str) and _secret_name(key):
+                out[key] = MASKED
+            elif kind == "map":
+                out[key] = _mask(item, _child(shape, "value"), depth + 1)
+            else:
+                out[key] = _mask(item, _child(shape, "members", key), depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        item_shape = _child(shape, "member")
+        return [_mask(item, item_shape, depth + 1) for item in value]
     return value
 
 

@@ -11,6 +11,12 @@ started (the runtime clients send a request line, a few headers and a Content-Le
 request at a time per connection), so the small reader below suffices; anything else it is sent
 (a chunked body, an oversized head, a malformed line) is answered 400 and the connection closed.
 
+Who may talk to it: only the worker's own runtime. A new connection is accepted only when its
+peer is the worker process or one of its descendants (``admit``: see peer.py, one look at /proc
+per connection, none per request), and every request meets the endpoint's Host, Origin and
+Sec-Fetch screen (guard.py) before the worker sees it: a browser's request is answered 403 and
+its connection closed.
+
 The worker's logic (which route means what, who gets the invocation) stays in worker.py, which
 passes ``on_request`` and ``on_output``; a reply may be written from any thread
 (``Connection.reply``), which is how the endpoint's thread hands an invocation to a GET /next that
@@ -34,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
+
+from cfn_debug.endpoint.guard import browser_header, host_allowed
 
 MAX_HEAD = 64 * 1024
 MAX_BODY = 64 * 1024 * 1024
@@ -97,6 +105,17 @@ def parse_request(buffer: bytearray) -> Request | None:
     body = bytes(buffer[end + 4 : total])
     del buffer[:total]
     return Request(parts[0], parts[1], headers, body)
+
+
+def screen(request: Request) -> str | None:
+    """Why a request must not reach the worker (a browser header, a Host not naming loopback:
+    see guard.py), None when it may."""
+    header = browser_header(list(request.headers.items()))
+    if header is not None:
+        return f"{header} refused: no web page may call the Runtime API"
+    if not host_allowed(request.headers.get("host"), "127.0.0.1"):
+        return "Host refused: not a loopback name"
+    return None
 
 
 class Connection:
@@ -169,9 +188,11 @@ class Transport:
         self,
         on_request: Callable[[Connection, Request], None],
         on_output: Callable[[], bool],
+        admit: Callable[[socket.socket], bool] | None = None,
     ) -> None:
         self.on_request = on_request
         self.on_output = on_output  # drain the pipe; False once it has ended
+        self.admit = admit  # whether a new connection's peer may talk to this API
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.bind(("127.0.0.1", 0))
         self._listener.listen(16)
@@ -299,6 +320,10 @@ class Transport:
             sock, _ = self._listener.accept()
         except OSError:
             return
+        if self.admit is not None and not self.admit(sock):
+            with contextlib.suppress(OSError):
+                sock.close()
+            return
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         connection = Connection(sock)
         connections[sock.fileno()] = connection
@@ -323,6 +348,11 @@ class Transport:
                 return False
             if request is None:
                 return True
+            refused = screen(request)
+            if refused is not None:
+                message = f'{{"errorMessage":"{refused}","errorType":"Forbidden"}}'
+                connection.reply(403, message.encode(), {"Connection": "close"})
+                return False
             self.on_request(connection, request)
             if lending and connection.lent:
                 return True

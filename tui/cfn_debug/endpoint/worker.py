@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from cfn_debug.endpoint import proctree
+from cfn_debug.endpoint import peer, proctree
 from cfn_debug.endpoint.debughook import MARK_PREFIX
 from cfn_debug.endpoint.forkserver import ForkedProcess, ForkServer, ForkServerError
 from cfn_debug.endpoint.logs import LogBuffer
@@ -121,6 +122,7 @@ def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str,
 
 _NOT_FOUND = b'{"errorMessage":"not found","errorType":"NotFound"}'
 _ACCEPTED = b'{"status":"OK"}'
+_BUSY = b'{"errorMessage":"another GET /next is waiting","errorType":"Conflict"}'
 
 
 def _trace_id(request_id: str) -> str:
@@ -167,7 +169,7 @@ class Worker:
         self._partial = b""  # output after the last newline read
         self._eof = False
         self._pipe_bytes = 65_536  # the output pipe's capacity (see _grow_pipe)
-        self._transport = Transport(self._on_request, self._on_output)
+        self._transport = Transport(self._on_request, self._on_output, self._admit)
         self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._transport.port}"}
         self._process: subprocess.Popen[bytes] | ForkedProcess | None = None
         self._status_fd: int | None = None  # /proc/PID/status, for max_rss_mb
@@ -263,6 +265,12 @@ class Worker:
 
     # --- the Runtime API (called on the worker's I/O thread) ---
 
+    def _admit(self, sock: socket.socket) -> bool:
+        """Whether a new Runtime API connection comes from this worker's process or one of its
+        descendants (a runtime it started): nothing else on the machine may take its
+        invocations or answer them (see peer.py)."""
+        return peer.peer_in_tree(sock, self.pid)
+
     def _on_request(self, connection: Connection, request: Request) -> None:
         if request.method == "GET" and request.path == "/2018-06-01/runtime/invocation/next":
             self._park(connection)
@@ -309,8 +317,13 @@ class Worker:
     def _park(self, connection: Connection) -> None:
         """A GET /next arrived: give it the queued invocation, or keep it for the next one. A
         connection kept so is lent (runtime_api.Transport.lend): the next invocation's thread
-        hands the invocation over and reads the answer on it itself."""
+        hands the invocation over and reads the answer on it itself. A second GET /next while
+        one still waits on an open connection is refused: it never displaces the first."""
         with self._lock:
+            parked = self._parked
+            if parked is not None and parked is not connection and parked.open():
+                connection.reply(409, _BUSY)
+                return
             invocation, self._queued = self._queued, None
             if invocation is not None:
                 self._deliver(connection, invocation)

@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from cfn_debug.text.samejson import same_json
+
 #: Characters decoded at a time (a value longer than this grows the buffer until it fits).
 CHUNK = 1 << 20
 
@@ -202,14 +204,15 @@ def _steps(reader: _Reader) -> Any:
 
 
 def _share_context(step: Any, last: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Give ``step`` the context object ``last`` where it carries an equal one; the context
+    """Give ``step`` the context object ``last`` where it carries the same JSON (equal encodings:
+    see samejson, never ``==``, which takes 1.0 for 1); the context
     the step returned (shared or not) is the next step's ``last``."""
     if not isinstance(step, dict):
         return last
     request = step.get("request")
     if isinstance(request, dict):
         context = request.get("callbackContext")
-        if isinstance(context, dict) and context and context == last:
+        if isinstance(context, dict) and context and same_json(context, last):
             request["callbackContext"] = last
         elif isinstance(context, dict) and context:
             last = context  # the next answer may repeat what this request carried
@@ -218,7 +221,7 @@ def _share_context(step: Any, last: dict[str, Any] | None) -> dict[str, Any] | N
     if isinstance(progress, dict):
         context = progress.get("callbackContext")
         if isinstance(context, dict) and context:
-            if context == last:
+            if same_json(context, last):
                 progress["callbackContext"] = last
             else:
                 last = context

@@ -32,6 +32,7 @@ from cfn_debug.locations import default_journal_path
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.text.jsonfast import exact
 from cfn_debug.text.redact import redact, redacted_json_parts
+from cfn_debug.text.samejson import same_json
 
 #: 2: a step line may carry ``context_refs`` (a repeated callbackContext written once); format 1
 #: journals load unchanged, and a reader of format 1 would drop those contexts, hence the bump.
@@ -340,14 +341,13 @@ def _write_all(descriptor: int, pieces: list[bytes]) -> None:
 
 
 def _same_context(value: Any, known: Any) -> bool:
+    """Whether ``value`` may be written as a reference to ``known``: the same JSON (equal
+    encodings, see samejson), never merely ``==`` (1.0 is not 1, false is not 0)."""
     if value is known:
         return isinstance(value, dict) and bool(value)
     if not isinstance(value, dict) or not isinstance(known, dict) or len(value) != len(known):
         return False
-    try:
-        return value == known
-    except RecursionError:
-        return False
+    return same_json(value, known)
 
 
 def _cut_torn_tail(descriptor: int, end: int) -> int:
