@@ -1,12 +1,20 @@
-"""Suite-wide isolation: no test writes into the real user's state directory or demo store."""
+"""Suite-wide isolation: no test writes into the real user's state directory or demo store, and
+the processes the tests start handle Ctrl-C (SIGINT) as usual whatever pytest inherited."""
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# pytest started from a background shell (`pytest &`) inherits SIGINT ignored, and so would every
+# process the tests start: a `serve` stopped with SIGINT would never stop. A handler of our own
+# is reset to the default at exec, so the children get Ctrl-C's default handling back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from cfn_debug.contract import CATALOGUE
+from cfn_debug.contract.hook_rules import HOOK_RULES
 from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -24,7 +25,7 @@ def test_json_lists_every_rule_with_its_contract_sentence() -> None:
     proc = cli("rules", "--json")
     assert proc.returncode == 0, proc.stderr
     documents = json.loads(proc.stdout)
-    assert [d["id"] for d in documents] == [r.id for r in CATALOGUE + SEQUENCE_RULES]
+    assert [d["id"] for d in documents] == [r.id for r in CATALOGUE + SEQUENCE_RULES + HOOK_RULES]
     for document in documents:
         assert document["level"] in ("MUST", "SHOULD")
         assert document["contract"].strip(), document["id"]
@@ -43,7 +44,7 @@ def test_one_rule_in_full_and_an_unknown_one() -> None:
 
 def test_readme_documents_every_rule_at_its_level() -> None:
     rows = dict(re.findall(r"^\| `([a-z0-9-]+)` \| (MUST|SHOULD) \|", README.read_text(), re.M))
-    expected = {r.id: r.level.value for r in CATALOGUE + SEQUENCE_RULES}
+    expected = {r.id: r.level.value for r in CATALOGUE + SEQUENCE_RULES + HOOK_RULES}
     assert rows == expected
 
 
@@ -54,7 +55,7 @@ def test_every_reasoned_level_shows_its_reason_in_the_readme_and_rules() -> None
         re.findall(r"^\| `([a-z0-9-]+)` \| (?:MUST|SHOULD) \|(.*)$", README.read_text(), re.M)
     )
     documents = {d["id"]: d for d in json.loads(cli("rules", "--json").stdout)}
-    reasoned = [r for r in CATALOGUE + SEQUENCE_RULES if r.level_reason]
+    reasoned = [r for r in CATALOGUE + SEQUENCE_RULES + HOOK_RULES if r.level_reason]
     assert reasoned
     for entry in reasoned:
         assert entry.level_reason in rows[entry.id], entry.id

@@ -188,7 +188,7 @@ def test_quitting_prints_the_journal_path(
 ) -> None:
     from textual.app import App
 
-    from cfn_debug.app import launch
+    from cfn_debug.app import command as launch
 
     async def drive(pilot: object) -> None:
         await run_event(pilot, "read")  # type: ignore[arg-type]

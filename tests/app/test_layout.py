@@ -7,20 +7,26 @@ from pathlib import Path
 
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.widgets.events_panel import EventsPanel, short_name
+from cfn_debug.app.widgets.header import SessionHeader
 from cfn_debug.app.widgets.step_detail import StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
 
 from .helpers import demo_config, opened, run_event, screen_text
 
 
-async def test_80x24_keeps_status_duration_findings_and_a_whole_footer(demo_state: Path) -> None:
+async def test_80x24_keeps_every_column_the_header_and_a_whole_footer(demo_state: Path) -> None:
     app = CfnDebugApp(demo_config(demo_state))
     async with app.run_test(size=(80, 24)) as pilot:
         await run_event(pilot, "fault-identifier-changes-mid-chain")
         lines = screen_text(app).rstrip("\n").splitlines()
+        # the header keeps mode and watch state, and says which AWS (cut last, if at all)
+        assert "mode auto" in lines[0] and "watch off" in lines[0], lines[0]
+        assert app.query_one(SessionHeader).aws == "none"
         header = next(line for line in lines if "#  Status" in line)
-        for column in ("Status", "Duration (limit)", "Findings"):
+        for column in ("Status", "Time", "Find", "Delay", "Chg", "Action"):
             assert column in header, header
+        row = next(line for line in lines if "IN_PROGRESS" in line)
+        assert "CREATE" in row, row  # the Action cell itself, not only its label
         footer = lines[-1]
         assert "q Quit" in footer and footer.rstrip().endswith("palette"), footer
         assert "MUST" in "\n".join(lines)

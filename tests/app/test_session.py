@@ -136,7 +136,8 @@ async def test_open_shows_a_saved_session_read_only(tmp_path: Path) -> None:
             shown = viewer.view
             await pilot.press("r")
             await pilot.pause()
-            assert "read-only" in status_prompt(viewer).text
+            prompt = status_prompt(viewer)  # the run's outcome, and that nothing runs here
+            assert "read-only" in prompt.text + prompt.hint
             assert viewer.view is shown and viewer.view.ended
             assert " r Run" not in screen_text(viewer).splitlines()[-1]
             assert viewer.workspace is None

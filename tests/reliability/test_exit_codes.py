@@ -19,7 +19,8 @@ pytestmark = pytest.mark.timeout(120)
 _BUGGY = """
 import importlib, sys
 from cfn_debug import cli
-module, _, name = cli.COMMANDS[sys.argv[1]].partition(":")
+command = cli.COMMANDS[sys.argv[1]]
+module, name = command.module, command.run
 def boom(args):
     raise KeyError("\\x1b]0;owned\\x07 [bold]no-such-key[/]")
 setattr(importlib.import_module(module), name, boom)

@@ -112,3 +112,15 @@ def test_serve_of_a_bomb_exits_2_with_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "template.yml" in lines[0] and "alias bomb" in lines[0]
+
+
+def test_an_alias_bomb_in_a_section_the_endpoint_does_not_read_harms_nothing(
+    tmp_path: Path,
+) -> None:
+    """The same bomb under Metadata (nothing there is read): the functions load, quickly."""
+    bomb = _bomb().split("\nGlobals:")[0].replace("\na", "\n  a").replace("a0:", "  a0:", 1)
+    template = "Metadata:\n" + bomb + "\n" + FUNCTION + "      Handler: app.h\n"
+    started = time.monotonic()
+    functions = load_functions(project(tmp_path, template))
+    assert time.monotonic() - started < 5
+    assert functions["F"].handler == "app.h"

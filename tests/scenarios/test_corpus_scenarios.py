@@ -63,9 +63,11 @@ def test_a_reference_to_a_pre_existing_group_keeps_its_value(
     member: tuple[Workspace, Path],
 ) -> None:
     """GroupName is part of the identifier but names a group that exists: a suffix would name
-    no group (the create then fails and every scenario was blocked). MemberName gets one."""
+    no group (the create then fails and every scenario was blocked). With --unique MemberName
+    gets one (by default both are sent as written)."""
     workspace, state = member
-    results = run_scenarios(workspace, fast_options(), ("create-read", "create-list"))
+    options = fast_options(unique=True)
+    results = run_scenarios(workspace, options, ("create-read", "create-list"))
     for result in results.values():
         assert result.outcome is Outcome.PASSED, (result.name, result.notes, result.verdicts)
         create = result.actions[0].run.steps[0].request["request"]["desiredResourceState"]
@@ -277,7 +279,7 @@ def test_handler_and_input_text_reaches_the_terminal_escaped(tmp_path: Path) -> 
     create.write_text(json.dumps({**json.loads(create.read_text()), "MemberName": "al\x1b[31mice"}))
     env = {**os.environ, "CORPUS_STATE": str(tmp_path / "state"), "NO_COLOR": "1"}
     env["COLUMNS"] = "400"
-    command = ["scenario", "create-create", "--project", str(project)]
+    command = ["scenario", "create-create", "--unique", "--project", str(project)]
     proc = subprocess.run(
         [sys.executable, "-m", "cfn_debug.cli", *command],
         capture_output=True,

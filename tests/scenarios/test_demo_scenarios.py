@@ -138,6 +138,15 @@ def test_generated_inputs_shrink_a_failure_to_a_minimal_input(
     assert set(result.minimal_input) == {"Name", "Labels"}
     assert len(result.minimal_input["Labels"]) == 1
     assert result.examples_run is not None and result.examples_run > 1
+    # the report shows the input as it was sent (its Name with the run's unique suffix)
+    sent = [
+        a.run.steps[0].request["request"]["desiredResourceState"]
+        for a in result.actions
+        if a.label == "create (generated input)"
+    ]
+    assert result.minimal_input in sent
+    verdict = next(v for v in result.verdicts if v.rule_id == "scenario-generated-inputs")
+    assert result.minimal_input["Name"] in verdict.message
     assert widgets(state) == []
 
 

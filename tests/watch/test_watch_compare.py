@@ -29,11 +29,21 @@ def finding(rule: str, pointer: str | None, step: int | None = None) -> Finding:
     return Finding(rule, Level.MUST, f"{rule} broke", pointer, step)
 
 
+def answered(record: RunRecord, progress: dict[str, object], **request: object) -> RunRecord:
+    """``record`` with one step: ``request`` sent, ``progress`` answered."""
+    result = InvokeResult(OutcomeKind.PROGRESS, 0.1, progress=progress)
+    body = {"clientRequestToken": record.run_id, **request}
+    record.steps = [Step(0, Action.READ, "f", {"request": body}, result, "t", 30.0)]
+    return record
+
+
 def test_findings_are_matched_by_rule_and_pointer() -> None:
     before = run("a", finding("r1", "/x"), finding("r2", "/y"), finding("r3", None))
     after = run("b", finding("r2", "/y", step=4), finding("r1", "/z"), finding("r3", None))
-    comparison = compare_runs(before, after)
-    assert [(f.rule_id, f.pointer) for f in comparison.fixed] == [("r1", "/x")]
+    comparison = compare_runs(answered(before, {"n": 1}), answered(after, {"n": 2}))
+    # r1 moved from /x to /z: its rule still fires, so nothing is called fixed
+    assert comparison.fixed == ()
+    assert [(f.rule_id, f.pointer) for f in comparison.gone] == [("r1", "/x")]
     assert [(f.rule_id, f.pointer) for f in comparison.new] == [("r1", "/z")]
     assert [(f.rule_id, f.pointer) for f in comparison.still] == [("r2", "/y"), ("r3", None)]
     assert comparison.still[0].step == 4  # the current run's finding
@@ -90,3 +100,24 @@ def test_plan_of_the_demo_project(project: Path, workspace: Workspace) -> None:
     assert str(root / "sample_events") in plan.event_dirs
     assert plan.recursive_roots() == [str(root / "src")]
     assert str(root) in plan.flat_roots()  # the schema's directory, not recursively
+
+
+def test_fixed_only_when_the_answer_to_the_same_request_changed() -> None:
+    from cfn_debug.app.summary import comparison_line
+
+    broken = answered(run("a", finding("r1", "/x")), {"status": "SUCCESS", "x": 1}, Name="w-1a2b3c")
+    # a new token and a new per-run suffix: the same request; the answer changed: fixed
+    mended = answered(run("b"), {"status": "SUCCESS"}, Name="w-9f8e7d")
+    comparison = compare_runs(broken, mended)
+    assert [f.rule_id for f in comparison.fixed] == ["r1"] and comparison.gone == ()
+    assert comparison_line(comparison) == "Since the last run: fixed r1."
+    # another request (the event was edited): the finding is gone, but nothing was fixed
+    other = answered(run("c"), {"status": "SUCCESS"}, Name="another")
+    comparison = compare_runs(broken, other)
+    assert comparison.fixed == () and [f.rule_id for f in comparison.gone] == ["r1"]
+    assert "fixed" not in comparison_line(comparison).replace("not a fix", "")
+    assert "the request changed" in comparison_line(comparison)
+    # the same request answered the same: the finding went away on its own (a timing), no fix
+    same = answered(run("d"), {"status": "SUCCESS", "x": 1}, Name="w-1a2b3c")
+    comparison = compare_runs(broken, same)
+    assert comparison.fixed == () and "did not change" in comparison.gone_because

@@ -80,7 +80,11 @@ async def test_schema_edit_reloads_the_schema(project: Path, workspace: Workspac
 
     schema_path.write_text(original, encoding="utf-8")
     comparison = await session.next(Comparison)
-    assert [f.rule_id for f in comparison.fixed] == [WRITE_ONLY_RULE]
+    # the same request answered the same: the schema settled the finding, the handler fixed
+    # nothing, so it is no longer seen, not "fixed"
+    assert comparison.fixed == ()
+    assert [f.rule_id for f in comparison.gone] == [WRITE_ONLY_RULE]
+    assert "answer did not change" in comparison.gone_because
     await session.stop()
     between = session.since(problem)
     assert sum(isinstance(e, RerunStarted) for e in between) == 1  # none for the torn save

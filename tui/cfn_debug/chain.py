@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.aws_calls import step_calls
+from cfn_debug.chain_end import handler_clock_s
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
 from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.invoke.base import Invoker
@@ -220,6 +221,8 @@ def build_step(
             raise  # too deep: handled below by recording the answer as such
         except Exception as error:  # a bug in the checks: keep the step, say so, blame no one
             findings.append(internal_error_finding(error, index))
+        if findings and _refused(result):
+            findings = []  # the library refused the request: the handler never saw it
         step = Step(
             index=index,
             action=action,
@@ -281,6 +284,13 @@ def internal_error_finding(error: BaseException, index: int | None) -> Finding:
 
 
 #: What a step records in place of a request too deeply nested to redact.
+def _refused(result: InvokeResult) -> bool:
+    """Whether cloudformation-cli-python-lib refused the request before the handler ran."""
+    from cfn_debug.pylib.refusal import library_refusal
+
+    return library_refusal(result.progress, result.logs) is not None
+
+
 _TOO_DEEP_REQUEST = {"note": "the request is nested too deep to record"}
 
 
@@ -465,14 +475,21 @@ async def run_chain(
             if chain_timeout is not None:
                 wait = min(wait, max(0.0, chain_timeout - (time.monotonic() - t0)))
             control._skip.clear()
-            yield DelayStarted(run.run_id, index, wait, requested, time.monotonic())
+            delay_started = time.monotonic()
+            yield DelayStarted(run.run_id, index, wait, requested, delay_started)
             won = await _race(asyncio.sleep(wait), control, control._skip)
+            if won is control._skip:  # the step records what was waited, not what was announced
+                step.callback_delay_s = min(wait, time.monotonic() - delay_started)
             if won is control._cancel or control.cancelled:
                 end_reason = EndReason.CANCELLED
                 break
             if chain_timeout is not None and time.monotonic() - t0 >= chain_timeout:
                 end_reason = EndReason.HANDLER_TIMEOUT
                 break
+        # CloudFormation's clock counts every delay asked for, waited here or not (--max-delay)
+        if chain_timeout is not None and handler_clock_s(run.steps)[0] >= chain_timeout:
+            end_reason = EndReason.HANDLER_TIMEOUT
+            break
 
         progress = result.progress or {}
         next_context = progress.get("callbackContext")
@@ -509,4 +526,6 @@ async def run_chain(
         run.chain_findings = list(check_chain(run.steps, schema, action, end_reason, total_s))
     except Exception as error:  # a bug in the chain checks: the run still ends, and says so
         run.chain_findings = [internal_error_finding(error, None)]
+    if run.chain_findings and run.steps and _refused(run.steps[-1].result):
+        run.chain_findings = []  # nothing the handler saw: nothing to judge
     yield RunEnded(run=run)

@@ -116,8 +116,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (
         args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")
     ):
+        first = args_list[0] if args_list else ""
+        if first and not first.startswith("-") and not os.path.isdir(first):
+            from cfn_debug.crash import one_line
+
+            # a mistyped command must not open the full-screen dashboard
+            print(
+                f"cfn-debug: error: unknown command {one_line(first)!r} (expected one of "
+                f"{', '.join(COMMANDS)}, or a PROJECT_DIR that exists); see cfn-debug --help",
+                file=sys.stderr,
+            )
+            return ExitCode.ERROR
         args_list.insert(0, "ui")
     args = build_parser(only=args_list[0]).parse_args(args_list)
+    from cfn_debug.options import apply_demo
+
+    apply_demo(args)
     try:
         return _resolve(COMMANDS[args.command])(args)
     except CfnDebugError as error:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape as escape_markup
 from rich.text import Text
 
+from cfn_debug.chain_end import INCONCLUSIVE_HINT, inconclusive
 from cfn_debug.records import (
     WARN_FRACTION,
     AwaitingStep,
@@ -158,11 +159,17 @@ class ConsolePrinter:
         self.console.print(
             f"  vs previous run: [green]{len(event.fixed)} fixed[/], "
             f"[red]{len(event.new)} new[/], [yellow]{len(event.still)} still failing[/]"
+            + (
+                f", {len(event.gone)} no longer seen ({escape(event.gone_because)}: not a fix)"
+                if event.gone
+                else ""
+            )
         )
         for mark, style, findings in (
             ("fixed", "green", event.fixed),
             ("new", "red", event.new),
             ("still", "yellow", event.still),
+            ("gone", "dim", event.gone),
         ):
             for finding in findings:
                 where = f" {escape(finding.pointer)}" if finding.pointer else ""
@@ -184,6 +191,8 @@ class ConsolePrinter:
         line.pad_right(max(0, 34 - line.cell_len))
         line.append(f"{step.duration_s:7.2f} s / {step.limit_s:g} s ")
         line.append_text(timing_bar(step.duration_s, step.limit_s))
+        if step.result.runtime_start_s:  # a JVM started for this invocation: not the handler's
+            line.append(f"  JVM start {step.result.runtime_start_s:.2f} s", style="dim")
         if step.callback_delay_s:
             line.append(f"  delay {step.callback_delay_s:g} s", style="dim")
         if step.result.stopped_s:
@@ -205,6 +214,8 @@ class ConsolePrinter:
         self._diff(step.diff_previous if step.index else step.diff_request)
         if step.aws_calls:
             self._aws_calls(step)
+        elif result.aws_calls_note and step.index == 0:
+            self.console.print(f"       [dim]{escape(result.aws_calls_note)}[/]")
         if self.show_logs and result.logs:
             for log_line in result.logs:
                 self.console.print(f"       [dim]│ {escape(log_line)}[/]")
@@ -250,8 +261,11 @@ class ConsolePrinter:
         must = len(run.must_failures)
         should = len(run.findings) - must
         status = run.final_status or (run.end_reason.value if run.end_reason else "?")
+        why = inconclusive(run)
         if run.end_reason is EndReason.ERROR:
             verdict = "[bold magenta]✖ could not run[/]"
+        elif why is not None:
+            verdict = "[bold magenta]? inconclusive[/]"
         elif must:
             verdict = "[bold red]✖[/]"
         else:
@@ -261,12 +275,23 @@ class ConsolePrinter:
             if run.end_reason and run.end_reason is not EndReason.TERMINAL
             else ""
         )
+        if run.end_reason is EndReason.ERROR and run.steps:
+            from cfn_debug.infrastructure import infrastructure_error
+
+            why = infrastructure_error(run.steps[-1].result)
+            if why:
+                self.console.print(f"  [magenta]{escape(why)}[/]")
         own = sum(1 for s in run.steps if s.origin is None)
         extra = "" if own == len(run.steps) else f" (+{len(run.steps) - own} by cfn-debug)"
+        if run.verdict is not None:  # a hook's verdict on its target: apart from the findings
+            colour = "green" if run.verdict.startswith("allowed") else "yellow"
+            self.console.print(f"  [bold {colour}]hook verdict: {escape(run.verdict)}[/]")
         self.console.print(
             f"  {verdict} {escape(status)}{reason} after {own} step(s){extra}, "
             f"{run.total_s:.2f} s; {must} MUST, {should} SHOULD"
         )
+        if why is not None:
+            self.console.print(f"    [magenta]{escape(why)}[/]")
 
 
 def summary_line(runs: list[RunRecord]) -> str:
@@ -276,9 +301,12 @@ def summary_line(runs: list[RunRecord]) -> str:
     must = sum(len(r.must_failures) for r in runs)
     should = sum(len(r.findings) for r in runs) - must - internal
     errors = sum(1 for r in runs if r.end_reason is EndReason.ERROR)
+    undecided = sum(1 for r in runs if inconclusive(r) is not None)
     parts = [f"{len(runs)} run(s)", f"{must} MUST finding(s)", f"{should} SHOULD finding(s)"]
     if errors:
         parts.append(f"{errors} could not run")
+    if undecided:
+        parts.append(f"{undecided} inconclusive ({INCONCLUSIVE_HINT})")
     if internal:
         parts.append(f"{internal} step(s) cfn-debug failed to check (a bug in cfn-debug)")
     return ", ".join(parts)

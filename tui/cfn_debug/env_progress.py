@@ -36,7 +36,7 @@ def console_env_progress(stream: TextIO | None = None) -> Iterator[ProgressCallb
                 status = console.status(f"{TITLE}...")
                 status.start()
             status.update(f"{TITLE}: [dim]{line}[/]")
-        elif event.stage in ("ready", "cached"):
+        elif event.stage in ("ready", "cached", "build"):  # build: npm, go, mvn (runtimes/)
             if status is not None:
                 status.stop()
                 status = None

@@ -22,7 +22,7 @@ from typing import Any
 
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_text
-from cfn_debug.records import Action
+from cfn_debug.records import RESOURCE_ACTIONS, Action
 from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 DEFAULT_REGION = "us-east-1"
@@ -34,7 +34,7 @@ PLACEHOLDER_CREDENTIALS: dict[str, str] = {
     "secretAccessKey": "cfn-debug-placeholder",
     "sessionToken": "cfn-debug-placeholder",
 }
-_ACTIONS = ", ".join(a.value for a in Action)
+_ACTIONS = ", ".join(a.value for a in RESOURCE_ACTIONS)  # a hook's points: cfn_debug.hooks
 
 
 class Shape(str, Enum):
@@ -276,7 +276,7 @@ def _kind(value: Any) -> str:
 
 
 def _action(value: Any, path: Path | None, field: str = "action") -> Action:
-    if isinstance(value, str) and value in Action.__members__:
+    if isinstance(value, str) and value in Action.__members__ and Action(value) in RESOURCE_ACTIONS:
         return Action(value)
     shown = json.dumps(value) if value is not None else "nothing"
     raise EventError(f"expected one of {_ACTIONS}, got {shown}", path=path, field=field)
@@ -411,6 +411,9 @@ class PayloadDefaults:
     credentials: dict[str, str] | None = None  # --profile's credentials: override the event's
     type_name: str | None = None  # the schema's typeName, for HandlerRequest.resourceType
     aws_account_id: str = DEFAULT_ACCOUNT
+    #: the handler's cloudformation-cli-python-lib (pylib.shape.LibraryShape): the payload keeps
+    #: only what that version reads of what cfn-debug fills in itself
+    library: Any = None
 
 
 def _drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
@@ -457,13 +460,17 @@ def build_payload(
                 "previousSystemTags": event.previous_system_tags,
             }
         )
-        return {
-            "credentials": creds,
-            "action": event.action.value,
-            "request": request,
-            "callbackContext": context,
-            "region": region,
-        }
+        return _fitted(
+            {
+                "credentials": creds,
+                "action": event.action.value,
+                "request": request,
+                "callbackContext": context,
+                "region": region,
+            },
+            event,
+            d,
+        )
     # HandlerRequest. providerCredentials/providerLogGroupName are left out on purpose: with them
     # the library ships logs and metrics to CloudWatch.
     request_data = _drop_none(
@@ -479,7 +486,7 @@ def build_payload(
             "previousSystemTags": event.previous_system_tags,
         }
     )
-    return _drop_none(
+    payload = _drop_none(
         {
             "action": event.action.value,
             "awsAccountId": account,
@@ -492,6 +499,39 @@ def build_payload(
             "requestData": request_data,
         }
     )
+    return _fitted(payload, event, d)
+
+
+#: request keys cfn-debug fills in itself when the event does not say them
+_FILLED = {"region": "region", "awsAccountId": "aws_account_id", "stackId": "stack_id"}
+
+
+def _fitted(payload: dict[str, Any], event: NormalizedEvent, d: PayloadDefaults) -> dict[str, Any]:
+    """``payload`` in the shape the handler's library reads (see pylib.shape): what the event
+    wrote is kept as written, what cfn-debug filled in and that version cannot read is left
+    out."""
+    if d.library is None:
+        return payload
+    from cfn_debug.pylib.shape import fit_payload
+
+    keep = {"clientRequestToken", "bearerToken", "action", "request", "requestData"}
+    keep.update(
+        key
+        for key in (
+            "typeConfiguration",
+            "desiredResourceTags",
+            "previousResourceTags",
+            "systemTags",
+            "previousSystemTags",
+            "stackTags",
+            "previousStackTags",
+            "nextToken",
+            "previousResourceState",
+            "logicalResourceIdentifier",
+        )
+    )
+    keep.update(k for k, attr in _FILLED.items() if getattr(event, attr, None) is not None)
+    return fit_payload(payload, d.library, keep)[0]
 
 
 def convert(

@@ -1,8 +1,9 @@
 """Events that are meant to fail: ``inputs_N_invalid.json`` of a project's ``inputs/`` (or
 ``example_inputs/``) holds a model the schema rejects, and `cfn test` sends it to see the
 handler refuse it. For such an event FAILED InvalidRequest is the pass: the input-valid finding
-is its premise (dropped), and any other answer is an ``invalid-input-rejected`` SHOULD finding
-on the chain's last step.
+is its premise and requested-properties-returned does not apply (both dropped), a request the
+library refused before the handler ran is not judged, and any other answer is an
+``invalid-input-rejected`` SHOULD finding on the chain's last step.
 
 :func:`expected_failure` marks the event (consumers may show it: "expected to fail").
 """
@@ -17,6 +18,9 @@ from cfn_debug.records import ChainEvent, Finding, Level, OutcomeKind, RunEnded,
 
 _INVALID_INPUT = re.compile(r"^inputs_\d+_invalid\.json$")
 _INPUT_DIRS = ("inputs", "example_inputs")
+#: findings whose premise an invalid-on-purpose input breaks: the input is invalid (that is the
+#: point), and what a handler returns for it need not echo what it was asked
+_PREMISE = frozenset({"input-valid", "requested-properties-returned"})
 #: the answer an expected-to-fail event should get
 INVALID_REQUEST = "InvalidRequest"
 
@@ -38,6 +42,10 @@ def invalid_input_rejected(step: Step, code: str) -> Finding | None:
     from cfn_debug.contract.rules import rule
 
     progress = step.result.progress if step.result.kind is OutcomeKind.PROGRESS else None
+    from cfn_debug.pylib.refusal import library_refusal
+
+    if library_refusal(progress, step.result.logs) is not None:
+        return None  # the library refused it before the handler ran: nothing to judge
     status = progress.get("status") if isinstance(progress, dict) else None
     got = progress.get("errorCode") if isinstance(progress, dict) else None
     if status == "FAILED" and got == code:
@@ -66,8 +74,7 @@ async def with_expectation(
     held: StepCompleted | None = None
     async for item in stream:
         if isinstance(item, StepCompleted):
-            if item.step.index == 0:
-                item.step.findings = [f for f in item.step.findings if f.rule_id != "input-valid"]
+            item.step.findings = [f for f in item.step.findings if f.rule_id not in _PREMISE]
             if held is not None:
                 yield held
             held = item

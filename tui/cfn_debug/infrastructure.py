@@ -11,9 +11,13 @@ handler's answer:
 - the handler raised because AWS could not be reached (botocore's EndpointConnectionError,
   ConnectTimeoutError, ...): the library answers FAILED InternalFailure, but the cause is the
   network or a local AWS (``--local-aws``) that is not running;
+- a request cloudformation-cli-python-lib refused before the handler ran (a request field its
+  version does not read, a property the handler's model class lacks: ``pylib.refusal``): the
+  handler never saw it;
 - a call the local AWS could not serve: moto's server answers a service or an operation it does
-  not implement with an HTML 500 page, and whatever the handler then answers (FAILED
-  InternalFailure, GeneralServiceException, ...) says nothing about its contract.
+  not implement with an HTML 500 page (or answers XML botocore cannot parse), and whatever the
+  handler then answers (FAILED InternalFailure, GeneralServiceException, ...) says nothing
+  about its contract.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ UNREACHABLE_AWS = frozenset(
         "ProxyConnectionError",
     }
 )
+#: botocore's EndpointConnectionError message
+_CANNOT_CONNECT = "Could not connect to the endpoint URL"
 #: what cloudformation-cli-python-lib answers for an exception that is not its own
 _LIBRARY_EXCEPTION_MESSAGES = ("", "Uninitialized", None)
 
@@ -50,20 +56,44 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         detail = f": {result.error_message}" if result.error_message else ""
         return f"the function could not be loaded ({result.error_type}{detail})"
     progress = result.progress
-    succeeded = isinstance(progress, dict) and progress.get("status") in ("SUCCESS", "IN_PROGRESS")
+    status = result.status  # a hook's hookStatus too
+    succeeded = status in ("SUCCESS", "IN_PROGRESS")
     unserved = None if succeeded else _unserved_call(result.aws_calls)
     if unserved is not None:
         status = f"HTTP {unserved.http_status}" if unserved.http_status else "answered"
+        what = (
+            "with a web server's error page: moto does not implement it, or failed on it"
+            if _html_page(unserved)
+            else "with XML botocore cannot parse: AWS never answers so"
+        )
         return (
             f"the local AWS could not serve {unserved.service} {unserved.operation} ({status} "
-            "with a web server's error page: moto does not implement it, or failed on it): an "
-            "infrastructure limit, not the handler's answer"
+            f"{what}): an infrastructure limit, not the handler's answer"
         )
     if result.kind is not OutcomeKind.PROGRESS or not isinstance(progress, dict):
         return None
-    if progress.get("status") != "FAILED" or progress.get("errorCode") != "InternalFailure":
+    from cfn_debug.pylib.refusal import library_refusal
+
+    refused = library_refusal(progress, result.logs)
+    if refused is not None:
+        return refused.line
+    if status != "FAILED":
         return None
-    if progress.get("message") not in _LIBRARY_EXCEPTION_MESSAGES:
+    message = progress.get("message")
+    if isinstance(message, str) and message.startswith(_CANNOT_CONNECT):
+        # botocore's EndpointConnectionError, passed on as the message (the library's own
+        # text for a non-library exception in 2.0.0, or a handler's str(error))
+        hint = ""
+        if ".amazonaws.com" in message:
+            hint = (
+                ": the handler called AWS itself (a botocore older than 1.31 ignores "
+                "AWS_ENDPOINT_URL; pin a newer one, or give --aws-endpoint-url to an AWS it "
+                "can reach)"
+            )
+        return f"the handler could not reach AWS ({message.strip()[:200]}){hint}"
+    if progress.get("errorCode") != "InternalFailure":
+        return None
+    if message not in _LIBRARY_EXCEPTION_MESSAGES:
         return None
     from cfn_debug.contract.tracebacks import last_traceback
 
@@ -83,12 +113,25 @@ def _unserved_call(calls: Any) -> Any:
     cannot parse the page: it raises ResponseParserError (no ClientError, no status), the page's
     first bytes in its message."""
     for call in calls or ():
-        status = getattr(call, "http_status", None) or 0
-        message = (getattr(call, "error_message", None) or "").lstrip().lower()
-        if status >= 500 and message.startswith(("<!doctype html", "<html")):
-            return call
-        if getattr(call, "error_code", None) == "ResponseParserError" and (
-            "b'<!doctype html" in message or "b'<html" in message
-        ):
+        if _html_page(call) or _unparseable_xml(call):
             return call
     return None
+
+
+def _html_page(call: Any) -> bool:
+    status = getattr(call, "http_status", None) or 0
+    message = (getattr(call, "error_message", None) or "").lstrip().lower()
+    if status >= 500 and message.startswith(("<!doctype html", "<html")):
+        return True
+    return getattr(call, "error_code", None) == "ResponseParserError" and (
+        "b'<!doctype html" in message or "b'<html" in message
+    )
+
+
+def _unparseable_xml(call: Any) -> bool:
+    """botocore could not parse an XML answer (moto echoing a value with characters XML cannot
+    hold, say): no AWS answers with malformed XML."""
+    message = (getattr(call, "error_message", None) or "").lower()
+    return getattr(call, "error_code", None) == "ResponseParserError" and (
+        "invalid xml received" in message
+    )

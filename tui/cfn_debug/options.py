@@ -24,8 +24,10 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--project",
         metavar="DIR",
-        help="resource-type project directory (default: the current one, else the bundled demo)",
+        help="resource-type or hook project directory (default: the current one, else the "
+        "bundled demo)",
     )
+    add_demo_option(parser)
     parser.add_argument(
         "--endpoint",
         metavar="URL",
@@ -56,6 +58,42 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_demo_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--demo",
+        choices=("type", "hook"),
+        help="open a bundled demo: the resource type (the default outside a project) or the "
+        "hook (CfnDebug::Demo::BucketGuard)",
+    )
+
+
+def add_hook_settings_option(parser: argparse.ArgumentParser) -> None:
+    """--type-configuration for `run` and `ui`: a hook's settings, or the typeConfiguration a
+    resource type's requests carry (`scenario` has its own)."""
+    parser.add_argument(
+        "--type-configuration",
+        metavar="JSON|FILE",
+        help="a resource type's: the typeConfiguration every request carries (a JSON object, "
+        "or a file holding one); a hook's: its settings (the requests' hookModel), a file in "
+        "the CLI's type configuration format or a JSON object (default: the project's "
+        ".type_config.json, else ~/.cfn-cli/typeConfiguration.json, else its schema's defaults)",
+    )
+
+
+def apply_demo(args: argparse.Namespace) -> None:
+    """--demo: the bundled demo type or hook, as if its directory had been given."""
+    demo = getattr(args, "demo", None)
+    if demo is None:
+        return
+    if demo == "hook":
+        from cfn_debug.demo_hook import DEMO_HOOK_DIR as root
+    else:
+        from cfn_debug.project import DEMO_DIR as root
+    args.project = str(root)
+    if hasattr(args, "project_dir"):
+        args.project_dir = str(root)
+
+
 def add_python_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--python",
@@ -63,6 +101,12 @@ def add_python_option(parser: argparse.ArgumentParser) -> None:
         help="interpreter (or virtual environment) the embedded endpoint runs handlers with "
         "(default: one built and cached from the project's requirements.txt when cfn-debug's "
         "own lacks something it names)",
+    )
+    parser.add_argument(
+        "--node",
+        metavar="PATH",
+        help="node executable the embedded endpoint runs Node handlers (nodejs18.x-22.x) with "
+        "(default: node on PATH)",
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,11 @@ class Project:
     functions_error: ProjectError | None = None  # why there are no functions (broken template)
     #: what fills the {{ExportName}} placeholders of its files (None: nothing; any is an error)
     exports: Exports | None = None
+    #: a hook project: "hook" (artifact type HOOK) or "lambda-hook" (a template declaring an
+    #: AWS::CloudFormation::LambdaHook); None for a resource type (cfn_debug.hooks)
+    hook_kind: str | None = None
+    #: a Lambda Hook's declaration (cfn_debug.hooks.lambda_hooks.LambdaHook)
+    lambda_hook: Any = None
 
     @property
     def type_name(self) -> str | None:
@@ -181,14 +187,16 @@ def _load_inputs(
 
 class InputsChain:
     """`cfn test`'s order for ``inputs/``: ``inputs_N_update`` updates what ``inputs_N_create``
-    made. A primary identifier the service names (readOnly) cannot be in the update file, so
-    once the create of the same N has ended SUCCESS in this run, the update is sent with that
-    identifier and with the create's returned model as its previous state (as `cfn test` does);
-    else it is sent as the files say."""
+    made. Once the create of the same N has ended SUCCESS in this run, the update is sent with
+    the created primary identifier (a readOnly one cannot be in the file), the createOnly
+    values the create was sent with (a unique suffix included) and the create's returned model
+    as its previous state, as `cfn test` does. An update whose create was run and did not
+    succeed is not sent (``skip_reason``): it could only address nothing."""
 
     def __init__(self, schema: Any) -> None:
         self.schema = schema
         self.created: dict[tuple[Path, str], dict[str, Any]] = {}
+        self.failed: dict[tuple[Path, str], str] = {}  # key -> the create's file name
 
     @staticmethod
     def _key(event: EventSpec, kind: str) -> tuple[Path, str] | None:
@@ -200,19 +208,44 @@ class InputsChain:
             return None
         return path.parent, match.group(1)
 
+    def skip_reason(self, event: EventSpec) -> str | None:
+        """Why ``event`` (an inputs_N_update whose create did not succeed) is not sent."""
+        key = self._key(event, "update")
+        name = self.failed.get(key) if key is not None else None
+        return f"skipped: {name} did not succeed" if name else None
+
+    def _carried(self, desired: dict[str, Any], created: dict[str, Any]) -> dict[str, Any]:
+        """The created resource's identifier and createOnly values, where the update file
+        leaves them out or writes them as the create's file did (before a unique suffix)."""
+        carried: dict[str, Any] = {}
+        from cfn_debug.schema import split_pointer
+
+        pointers = [*self.schema.create_only, *self.schema.primary_identifier]
+        names = {t[0] for t in map(split_pointer, pointers) if len(t) == 1}
+        for name in sorted(names):
+            if name not in created:
+                continue
+            mine, theirs = desired.get(name), created[name]
+            if mine is None or (
+                isinstance(mine, str) and isinstance(theirs, str) and theirs.startswith(mine)
+            ):
+                carried[name] = theirs
+        return carried
+
     def prepare(self, event: EventSpec) -> EventSpec:
         key = self._key(event, "update")
         created = self.created.get(key) if key is not None else None
         desired = event.normalized.desired
         if created is None or self.schema is None or not isinstance(desired, dict):
             return event
-        identifier = self.schema.identifier_of(created)
-        if identifier is None or self.schema.identifier_of(desired) is not None:
+        carried = self._carried(desired, created)
+        identifier = self.schema.identifier_of({**desired, **carried})
+        if identifier is None:
             return event
         from cfn_debug.scenarios.inputs import identifier_model
 
         return event_from_model(
-            {**desired, **identifier_model(identifier)},
+            {**desired, **carried, **identifier_model(identifier)},
             Action.UPDATE,
             name=event.name,
             path=event.path,
@@ -221,12 +254,55 @@ class InputsChain:
 
     def record(self, event: EventSpec, run: Any) -> None:
         key = self._key(event, "create")
-        own = [s for s in run.steps if s.origin is None]
-        if key is None or run.final_status != "SUCCESS" or not own:
+        if key is None:
             return
+        own = [s for s in run.steps if s.origin is None]
+        if run.final_status != "SUCCESS" or not own:
+            self.created.pop(key, None)
+            self.failed[key] = event.name
+            return
+        self.failed.pop(key, None)
         model = (own[-1].result.progress or {}).get("resourceModel")
         if isinstance(model, dict):
             self.created[key] = model
+
+
+def with_creates(
+    events: list[EventSpec], schema: Any, load: Callable[[Path], EventSpec]
+) -> tuple[list[EventSpec], list[str]]:
+    """``events`` with the ``inputs_N_create`` of each ``inputs_N_update`` run without it put
+    first (the update addresses what the create makes), and a line saying so for each. An
+    update that names no identifier and has no create file to run first is an error that says
+    how to run it."""
+    names = {e.path.resolve() for e in events if e.path is not None}
+    out: list[EventSpec] = []
+    notes: list[str] = []
+    for event in events:
+        key = InputsChain._key(event, "update")
+        if key is not None and event.path is not None:
+            create = key[0] / f"inputs_{key[1]}_create.json"
+            desired = event.normalized.desired
+            named = (
+                schema is not None
+                and isinstance(desired, dict)
+                and schema.identifier_of(desired) is not None
+            )
+            if create.is_file() and create.resolve() not in names:
+                out.append(load(create))
+                names.add(create.resolve())
+                notes.append(
+                    f"running {key[0].name}/{create.name} first: {event.path.name} updates "
+                    "the resource it creates"
+                )
+            elif not create.is_file() and not named:
+                raise ProjectError(
+                    f"an update needs the resource's identifier, and there is no {create.name} "
+                    "to create it first: run the create with it, or write the identifier of "
+                    "an existing resource into the file",
+                    path=event.path,
+                )
+        out.append(event)
+    return out, notes
 
 
 def _filled(path: Path, exports: Exports | None) -> Any:
@@ -249,8 +325,11 @@ def find_events(
             dirs.append(repo_events)
     events = _load_events(dirs, errors, exports)
     for name in INPUT_DIRS:
-        if (root / name).is_dir():
+        # the first that holds inputs, as `scenario` reads them: `cfn init` leaves
+        # example_inputs/ behind, and a project with inputs/ no longer means it
+        if (root / name).is_dir() and any((root / name).glob("inputs_*.json")):
             events.extend(_load_inputs(root / name, errors, exports))
+            break
     return events, errors
 
 
@@ -295,7 +374,14 @@ def discover_project(
             raise ProjectError("no such schema file", path=schema, field="--schema")
     else:
         schema = find_schema(root, type_name)
-    events, errors = find_events(root, is_demo=is_demo, exports=exports)
+    hook_kind, lambda_hook = _hook_kind(root, settings, schema)
+    if hook_kind is not None:
+        from cfn_debug.hooks.project import find_hook_events, hook_schema_of
+
+        hook_schema = hook_schema_of(schema, lambda_hook)
+        events, errors = find_hook_events(root, hook_schema, exports)  # type: ignore[assignment]
+    else:
+        events, errors = find_events(root, is_demo=is_demo, exports=exports)
     functions, functions_error = _load_functions(root)
     return Project(
         root=root,
@@ -307,4 +393,21 @@ def discover_project(
         event_errors=errors,
         is_demo=is_demo,
         exports=exports,
+        hook_kind=hook_kind,
+        lambda_hook=lambda_hook,
     )
+
+
+def _hook_kind(root: Path, settings: dict[str, Any], schema: Path | None) -> tuple[str | None, Any]:
+    """("hook", None) for a hook project, ("lambda-hook", its LambdaHook) for a Lambda Hook,
+    (None, None) for a resource type (cfn_debug.hooks)."""
+    from cfn_debug.hooks.project import is_hook_project
+
+    if is_hook_project(settings, schema):
+        return "hook", None
+    if settings.get("artifact_type"):
+        return None, None
+    from cfn_debug.hooks.lambda_hooks import find_lambda_hook
+
+    found = find_lambda_hook(root)
+    return ("lambda-hook", found) if found is not None else (None, None)

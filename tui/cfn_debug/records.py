@@ -20,11 +20,23 @@ class Action(str, Enum):
     UPDATE = "UPDATE"
     DELETE = "DELETE"
     LIST = "LIST"
+    # a hook's invocation points (cfn_debug.hooks): the action of a hook's request
+    CREATE_PRE_PROVISION = "CREATE_PRE_PROVISION"
+    UPDATE_PRE_PROVISION = "UPDATE_PRE_PROVISION"
+    DELETE_PRE_PROVISION = "DELETE_PRE_PROVISION"
 
     @property
     def limit_s(self) -> float:
         """The handler contract's per-invocation limit: 60 s, or 30 s for read and list."""
         return 30.0 if self in (Action.READ, Action.LIST) else 60.0
+
+    @property
+    def is_hook(self) -> bool:
+        return self.value.endswith("_PRE_PROVISION")
+
+
+#: The actions of a resource type's handlers (a hook's invocation points are not among them).
+RESOURCE_ACTIONS = (Action.CREATE, Action.READ, Action.UPDATE, Action.DELETE, Action.LIST)
 
 
 #: Fraction of an invocation's limit past which the timing is a warning.
@@ -62,6 +74,14 @@ class InvokeResult:
     stack_trace: list[str] = field(default_factory=list)
     request_id: str | None = None
     logs: list[str] = field(default_factory=list)  # the handler's own lines for this invocation
+    #: Of duration_s, the time the runtime took to start before the handler ran (the Java
+    #: runtime starts a JVM per invocation, as the plugin's executable mode does; Lambda keeps
+    #: it warm): shown apart in Timing, not counted against the 60/30 s limits. None: none.
+    runtime_start_s: float | None = None
+    #: What stands for the AWS calls when the endpoint's runtime for the function records none
+    #: ("AWS calls: not recorded for this runtime (...)"); None where they are recorded or the
+    #: endpoint does not say.
+    aws_calls_note: str | None = None
     # the AWS calls the handler made, as the endpoint reported them; build_step moves them to
     # Step.aws_calls (the durable place: they are not part of the result's JSON)
     aws_calls: list[AwsCall] = field(
@@ -74,10 +94,15 @@ class InvokeResult:
     debugger_quit: bool = False
 
     @property
+    def handler_s(self) -> float:
+        """The handler's own time: duration_s without the runtime's start."""
+        return max(self.duration_s - (self.runtime_start_s or 0.0), 0.0)
+
+    @property
     def status(self) -> str | None:
         if self.progress is None:
             return None
-        status = self.progress.get("status")
+        status = self.progress.get("status", self.progress.get("hookStatus"))
         return status if isinstance(status, str) else None
 
     def to_dict(self) -> dict[str, Any]:
@@ -227,6 +252,9 @@ class RunRecord:
     debugger_s: float = 0.0
     #: "RUN_ID#INDEX": this run replays that step under the debugger (the dashboard's b).
     replay_of: str | None = None
+    #: A hook's verdict on its target (allowed, refused, ...: cfn_debug.hooks.rules.verdict_of);
+    #: None for a resource handler's run
+    verdict: str | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -253,6 +281,7 @@ class RunRecord:
             "user_wait_s": self.user_wait_s,
             "debugger_s": self.debugger_s,
             "replay_of": self.replay_of,
+            **({"verdict": self.verdict} if self.verdict is not None else {}),
         }
 
     @classmethod
@@ -273,6 +302,7 @@ class RunRecord:
             user_wait_s=data.get("user_wait_s", 0.0),
             debugger_s=data.get("debugger_s", 0.0),
             replay_of=data.get("replay_of"),
+            verdict=data.get("verdict"),
         )
 
 

@@ -58,10 +58,12 @@ def open_workspace(
             region=args.region,
             profile=args.profile,
             python=getattr(args, "python", None),
+            node=getattr(args, "node", None),
             on_env_progress=env_progress,
             aws=aws,
             progress=progress,
             debug=debug,
+            type_configuration=getattr(args, "type_configuration", None),
         )
     if debug is not None and debug.port is not None and workspace.embedded is not None:
         from cfn_debug.debugger.launch import launch_text

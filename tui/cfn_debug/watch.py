@@ -32,6 +32,7 @@ import asyncio
 import dataclasses
 import inspect
 import os
+import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -109,7 +110,10 @@ class RerunStarted:
 @dataclass(frozen=True)
 class Comparison:
     """A run's findings against the previous complete run of the same event, keyed by
-    (rule_id, pointer). ``fixed`` holds the previous run's findings, the others this run's."""
+    (rule_id, pointer). ``fixed`` and ``gone`` hold the previous run's findings, the others this
+    run's. A finding is ``fixed`` only when the handler's answer changed for the same request
+    and its rule no longer fires at all; one that went away otherwise (the request changed, the
+    answer did not, or the rule still fires elsewhere) is ``gone``: no fix is claimed."""
 
     event_name: str
     run_id: str
@@ -117,6 +121,9 @@ class Comparison:
     fixed: tuple[Finding, ...]
     new: tuple[Finding, ...]
     still: tuple[Finding, ...]
+    gone: tuple[Finding, ...] = ()
+    #: why the findings in ``gone`` are not called fixed
+    gone_because: str = ""
 
 
 WatchEvent = (
@@ -146,16 +153,67 @@ def _by_key(findings: Iterable[Finding]) -> dict[tuple[str, str | None], Finding
     return keyed
 
 
+#: what changes between two runs of one event file and is no change of the request: the token
+#: (and the bearer token of a HandlerRequest), and the suffix a demo create's Name gets per run
+_VOLATILE_KEYS = frozenset({"clientRequestToken", "bearerToken", "credentials"})
+_RUN_SUFFIX = re.compile(r"-[0-9a-f]{6}$")
+
+
+def _steady(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _steady(v) for k, v in value.items() if k not in _VOLATILE_KEYS}
+    if isinstance(value, list):
+        return [_steady(v) for v in value]
+    if isinstance(value, str):
+        return _RUN_SUFFIX.sub("-", value)
+    return value
+
+
+def _own_steps(run: RunRecord) -> list[Any]:
+    return [step for step in run.steps if step.origin is None]
+
+
+def same_request(previous: RunRecord, current: RunRecord) -> bool:
+    """Whether both runs sent the same first request (token and per-run suffixes aside)."""
+    first, second = _own_steps(previous), _own_steps(current)
+    if not first or not second:
+        return not first and not second
+    try:
+        return bool(_steady(first[0].request) == _steady(second[0].request))
+    except RecursionError:
+        return False
+
+
+def _answers(run: RunRecord) -> list[Any]:
+    return [(s.result.kind.value, s.result.progress, s.result.error_type) for s in _own_steps(run)]
+
+
 def compare_runs(previous: RunRecord, current: RunRecord) -> Comparison:
-    """Fixed, new and still-failing findings of ``current`` against ``previous``."""
+    """Fixed, new, still-failing and gone findings of ``current`` against ``previous``."""
     before, after = _by_key(previous.findings), _by_key(current.findings)
+    away = [f for k, f in before.items() if k not in after]
+    firing = {rule_id for rule_id, _ in after}
+    because = ""
+    if away:
+        if not same_request(previous, current):
+            because = "the request changed"
+        else:
+            try:
+                unchanged = _answers(previous) == _answers(current)
+            except RecursionError:
+                unchanged = False
+            if unchanged:
+                because = "the handler's answer did not change"
+    fixed = tuple(f for f in away if not because and f.rule_id not in firing)
     return Comparison(
         event_name=current.event_name,
         run_id=current.run_id,
         previous_run_id=previous.run_id,
-        fixed=tuple(f for k, f in before.items() if k not in after),
+        fixed=fixed,
         new=tuple(f for k, f in after.items() if k not in before),
         still=tuple(f for k, f in after.items() if k in before),
+        gone=tuple(f for f in away if f not in fixed),
+        gone_because=because or "its rule still fires elsewhere",
     )
 
 
@@ -226,6 +284,7 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
         sources = [_real(src)]
     else:
         sources = [_real(spec.code_dir) for spec in project.functions.values()]
+    sources += _built_sources(project.functions, root)
     schema = workspace.schema.path if workspace.schema is not None else project.schema_path
     plan = WatchPlan(source_dirs=sources, schema_file=_real(schema) if schema else None)
     if event_files is not None:
@@ -234,6 +293,23 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
         dirs = {_real(e.path.parent) for e in project.events if e.path is not None}
         plan.event_dirs = sorted(dirs)
     return plan
+
+
+def _built_sources(functions: dict[str, Any], root: Path) -> list[str]:
+    """The sources of the functions whose runtime builds their code (a Go module's root: its
+    CodeUri is the build output bin/), as each runtime names them; none for Python."""
+    from cfn_debug.endpoint.runtimes import RuntimeOptions, project_language, runtime_for
+
+    language = project_language(root)
+    found: list[str] = []
+    for spec in functions.values():
+        try:
+            runtime = runtime_for(spec, root, RuntimeOptions(), language=language)
+        except CfnDebugError:
+            continue  # the endpoint says why when it starts
+        if runtime.family != "python":
+            found.append(_real(runtime.source_dir()))
+    return found
 
 
 async def run_build(command: str, cwd: Path) -> BuildFinished:
@@ -521,6 +597,15 @@ class Watcher:
         if event.path is None:
             return event
         path = _real(event.path)
+        hook = getattr(self.workspace, "hook", None)
+        if hook is not None:  # a hook's event: one input file holds several (cfn_debug.hooks)
+            from cfn_debug.hooks.project import reload_hook_event
+
+            try:
+                return reload_hook_event(event, hook.schema, self.workspace.project.exports)  # type: ignore[arg-type]
+            except CfnDebugError as error:
+                await self._emit(WatchProblem(str(error)))
+                return None
         if self._event_files is None:
             known = self._known.get(path)
             if known is None:  # it no longer loads: reported when the project was reloaded

@@ -51,8 +51,11 @@ class Workspace:
         defaults: PayloadDefaults | None = None,
         embedded: Any = None,
         aws: AwsSession | None = None,
+        hook: Any = None,
     ) -> None:
         self.project = project
+        #: the hook half of a hook project's workspace (cfn_debug.hooks.workspace.HookWorkspace)
+        self.hook = hook
         self.schema = schema
         self.invoker = invoker
         self.endpoint_label = endpoint_label
@@ -67,6 +70,12 @@ class Workspace:
         #: `cfn test`'s order for inputs/: an inputs_N_update updates what inputs_N_create made
         #: in this workspace (every path: `run`, `--watch`, the dashboard)
         self.inputs_chain = InputsChain(schema)
+        #: the model the last CREATE, READ or UPDATE that ended SUCCESS returned: what a LIST
+        #: event naming no model is sent with, as `cfn test` lists with the current model
+        self.current_model: dict[str, Any] | None = None
+        #: (event name, model) of every CREATE of an event file that ended SUCCESS here, until a
+        #: DELETE of it succeeds: what a scenario's AlreadyExists may be the session's own doing
+        self.created: list[tuple[str, dict[str, Any]]] = []
 
     @property
     def aws_target(self) -> AwsTarget | None:
@@ -96,7 +105,9 @@ class Workspace:
         python: str | None = None,
         on_env_progress: ProgressCallback | None = None,
         aws: AwsOptions | None = None,
+        node: str | None = None,
         progress: Progress | None = None,
+        type_configuration: str | None = None,
         debug: DebugOptions | None = None,
     ) -> Workspace:
         """Discover the project, load its schema and connect to (or start) the endpoint.
@@ -114,7 +125,12 @@ class Workspace:
         local = launch_local(aws)  # moto starts while the project is read
         try:
             project = discover_project(project_dir, schema_path=schema_path)
-            schema = _load_schema(project.schema_path)
+            hook = None
+            if project.hook_kind is not None:  # a hook: its own schema and settings
+                from cfn_debug.hooks.workspace import HookWorkspace
+
+                hook = HookWorkspace.for_project(project, type_configuration)
+            schema = _load_schema(project.schema_path) if hook is None else None
             credentials = resolve_credentials(profile)
             external = endpoint if endpoint and endpoint.strip().lower() != "aws" else None
             session = open_aws(
@@ -149,8 +165,11 @@ class Workspace:
                 session.env_vars,
                 python,
                 on_env_progress,
+                node,
                 debug,
             )
+            if embedded is not None:
+                defaults.library = _handler_library(project, embedded)
         except BaseException:
             session.close()
             raise
@@ -163,12 +182,15 @@ class Workspace:
             defaults=defaults,
             embedded=embedded,
             aws=session,
+            hook=hook,
         )
 
     @property
     def notices(self) -> list[str]:
         """What to tell the user before the first event: a handler's models.py that does not
         match the schema (see models_check)."""
+        if self.hook is not None:
+            return [self.hook.describe(), *self.hook.notices]
         from cfn_debug.schema.models_check import project_model_notices
 
         return project_model_notices(self.project, self.schema)
@@ -178,7 +200,12 @@ class Workspace:
         fresh = discover_project(
             self.project.root, schema_path=self._schema_override(), exports=self.project.exports
         )
-        self.schema = _load_schema(fresh.schema_path)
+        if self.hook is None:
+            self.schema = _load_schema(fresh.schema_path)
+        elif fresh.lambda_hook is None and fresh.schema_path is not None:
+            from cfn_debug.hooks.schema import load_hook_schema
+
+            self.hook.schema = load_hook_schema(fresh.schema_path)
         fresh.functions = self.project.functions
         self.project = fresh
 
@@ -196,6 +223,8 @@ class Workspace:
         written in: the user's file is the best evidence of what that function takes.
         """
         functions = self.project.functions
+        if self.hook is not None:
+            return self.hook.function_for(functions, self.function_name, event)  # type: ignore[no-any-return]
         if self.function_name:
             spec = functions.get(self.function_name)
             conventional = self.function_name.rsplit(":", 1)[-1] in (TEST_ENTRYPOINT, TYPE_FUNCTION)
@@ -243,19 +272,61 @@ class Workspace:
         of answering with the previous run's widget or AlreadyExists; unless the event pins
         them (``pin``: edited in the session; a create naming a seed widget keeps its Name).
         Events built in code (no file: the scenarios', which make their own unique values) and
-        every other project's events are sent as written.
+        every other project's events are sent as written. Before each run of a demo event file
+        the demo's seed widgets are restored and an update of a missing widget finds its Name
+        free (``demo.seeds``), so every documented fault reproduces on every run.
 
         An ``inputs_N_update`` is sent with the identifier and previous state the SUCCESS of
         ``inputs_N_create`` returned in this workspace, when the file has no identifier
         (``project.InputsChain``); a pinned (edited) event is sent as the user wrote it."""
-        if event.path is None or self.is_pinned(event):
+        if event.path is None or self.is_pinned(event) or self.hook is not None:
             return event
+        event = self._with_current_model(event)
         event = self.inputs_chain.prepare(event)
         if not self.is_demo:
             return event
         from cfn_debug.demo.runs import fresh_request
 
-        return fresh_request(event)
+        event = fresh_request(event)
+        if self.embedded is not None:  # the handlers' store is this machine's to restore
+            from cfn_debug.demo.seeds import restore_for
+
+            restore_for(event, self.aws.env_vars if self.aws is not None else None)
+        return event
+
+    def _with_current_model(self, event: EventSpec) -> EventSpec:
+        """A LIST event that names no model, sent with :attr:`current_model` (if any)."""
+        norm = event.normalized
+        if event.action is not Action.LIST or norm.desired is not None:
+            return event
+        if self.current_model is None:
+            return event
+        import copy
+        import dataclasses
+
+        desired = copy.deepcopy(self.current_model)
+        return dataclasses.replace(event, normalized=dataclasses.replace(norm, desired=desired))
+
+    def _remember_model(self, run: Any, event: EventSpec) -> None:
+        if run.action is Action.DELETE and run.final_status == "SUCCESS" and self.schema:
+            gone = self.schema.identifier_of(event.normalized.desired or {})
+            self.created = [
+                (name, model)
+                for name, model in self.created
+                if gone is None or self.schema.identifier_of(model) != gone
+            ]
+        if run.action not in (Action.CREATE, Action.READ, Action.UPDATE):
+            return
+        if run.final_status != "SUCCESS":
+            return
+        for step in reversed(run.steps):
+            progress = step.result.progress
+            model = progress.get("resourceModel") if isinstance(progress, dict) else None
+            if isinstance(model, dict):
+                self.current_model = model
+                if run.action is Action.CREATE and event.path is not None:
+                    self.created.append((event.name, model))
+                return
 
     def run(
         self,
@@ -287,6 +358,7 @@ class Workspace:
             async for chain_event in stream:
                 if isinstance(chain_event, RunEnded):
                     self.inputs_chain.record(event, chain_event.run)
+                    self._remember_model(chain_event.run, event)
                 yield chain_event
         finally:
             close = getattr(stream, "aclose", None)
@@ -302,6 +374,17 @@ class Workspace:
         control: ChainControl | None,
     ) -> AsyncIterator[ChainEvent]:
         control = control or ChainControl()
+        if self.hook is not None:  # a hook's event: the hook chain (cfn_debug.hooks)
+            return self.hook.stream(  # type: ignore[no-any-return]
+                self.invoker,
+                event,
+                function_name=function_name,
+                shape=shape,
+                options=options,
+                control=control,
+                endpoint_label=self.endpoint_label,
+                defaults=self.defaults,
+            )
         stream = run_chain(
             self.invoker,
             event,
@@ -423,6 +506,16 @@ def _load_schema(path: Path | None) -> ResourceSchema | None:
     return load_schema(path)
 
 
+def _handler_library(project: Project, embedded: Any) -> Any:
+    """The handler's cloudformation-cli-python-lib when its request shape differs from the one
+    cfn-debug builds (an old version: pylib.shape), else None."""
+    from cfn_debug.pylib.shape import find_library
+
+    code_dirs = sorted({spec.code_dir for spec in project.functions.values()})
+    shape = find_library(getattr(embedded, "python", None), code_dirs)
+    return shape if shape is not None and shape.needs_fitting() else None
+
+
 def _connect(
     project: Project,
     endpoint: str | None,
@@ -432,6 +525,7 @@ def _connect(
     env_vars: dict[str, Any] | None,
     python: str | None = None,
     on_env_progress: ProgressCallback | None = None,
+    node: str | None = None,
     debug: DebugOptions | None = None,
 ) -> tuple[Invoker, str, Any]:
     if endpoint is not None and debug is not None and debug.wanted:
@@ -458,6 +552,7 @@ def _connect(
             env_vars=env_vars,
             python=python,
             on_env_progress=on_env_progress,
+            node=node,
             debugger=debug.on_session,
             debug_port=debug.port,
             break_at=debug.break_at,
@@ -469,6 +564,7 @@ def _connect(
                 embedded.url,
                 logs=embedded.logs_for,
                 aws_calls=embedded.aws_calls_for,
+                aws_calls_note=embedded.aws_calls_note,
                 # a handler stopped in a debugger answers when the user is done
                 **({"read_timeout_s": DEBUGGING_READ_TIMEOUT_S} if stoppable else {}),
             )
@@ -481,6 +577,12 @@ def _connect(
             raise CfnDebugError(
                 "expected the name or ARN of the deployed function with --endpoint aws",
                 field="--function-name",
+            )
+        if not region and not _known_region(function_name, profile):
+            raise CfnDebugError(
+                "expected a region for --endpoint aws: give --region, set AWS_REGION, or name "
+                "one in the profile (or give the function's ARN)",
+                field="--region",
             )
         from cfn_debug.invoke.aws import AwsInvoker
 
@@ -495,3 +597,17 @@ def _connect(
 
     local = LocalInvoker(endpoint)
     return local, local.label, None
+
+
+def _known_region(function_name: str, profile: str | None) -> bool:
+    """Whether boto3 knows a region to invoke ``function_name`` in without --region: the
+    function's ARN names one, or the environment or the profile does."""
+    if function_name.startswith("arn:") and len(function_name.split(":")) > 3:
+        return bool(function_name.split(":")[3])
+    import boto3
+    from botocore.exceptions import BotoCoreError
+
+    try:
+        return bool(boto3.Session(profile_name=profile).region_name)
+    except BotoCoreError:  # an unknown profile: the invoker says so with its own message
+        return True

@@ -40,6 +40,8 @@ class AppConfig:
     env_vars: dict[str, dict[str, str]] | None = None
     #: `--python PATH`: the interpreter the embedded endpoint runs handlers with.
     python: str | None = None
+    #: `--node PATH`: the node executable the embedded endpoint runs Node handlers with.
+    node: str | None = None
     #: Snapshots and docs: durations rounded, clock times, ids and ports masked, no animation.
     deterministic: bool = False
     theme: str = "cfn-debug-dark"
@@ -52,6 +54,8 @@ class AppConfig:
     debug_port: int | None = None
     #: --break-at FILE:LINE, resolved: pdb breakpoints in every worker (the Debugger panel).
     break_at: tuple[tuple[str, int], ...] = ()
+    #: `--type-configuration`: a hook's settings (cfn_debug.hooks)
+    type_configuration: str | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
@@ -77,10 +81,12 @@ class AppConfig:
             journal=Path(journal) if journal else None,
             transcript=Path(transcript) if transcript else None,
             python=getattr(args, "python", None),
+            node=getattr(args, "node", None),
             read_back=not getattr(args, "no_read_back", False),
             screenshot_dir=Path(shots) if shots else None,
             debug_port=getattr(args, "debug_port", None),
             break_at=_break_at(args, project),
+            type_configuration=getattr(args, "type_configuration", None),
         )
 
 

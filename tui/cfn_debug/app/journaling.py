@@ -51,6 +51,18 @@ class SessionLog:
             self.error = str(error)
             self._on_problem(f"The session journal stopped: {error}")
 
+    def record_scenario(self, summary: dict[str, Any]) -> None:
+        """Journal a scenario's result (``cfn_debug.scenarios.summary``), as ``record`` does."""
+        if self.journal is None or self.error is not None:
+            return
+        from cfn_debug.scenarios.summary import ENTRY_TYPE
+
+        try:
+            self.journal.write({"type": ENTRY_TYPE, "scenario": summary})
+        except Exception as error:
+            self.error = str(error)
+            self._on_problem(f"The session journal stopped: {error}")
+
     def close(self) -> None:
         if self.journal is not None:
             self.journal.close()

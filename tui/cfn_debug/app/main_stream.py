@@ -135,6 +135,13 @@ class MainStream(_Base):
             if kinds & {EVENT, SCHEMA}:
                 self._show_events(workspace, reload=True)
                 names = [e.name for e in workspace.events]
+            # a saved schema (or models.py, a source file) may add or settle a notice
+            from cfn_debug.app.opening import workspace_notices
+            from cfn_debug.app.widgets.notices import Notices
+
+            self.query_one(Notices).post_message(
+                Notices.Show(workspace_notices(workspace), f"{workspace.project.root}")
+            )
         index = names.index(event.event_name) if event.event_name in names else None
         self.pending_context = ...
         self.view = RunView(

@@ -30,6 +30,7 @@ class OpenProgress:
 
     SETUP = "Setting up the local AWS"
     ENV = "Building the handlers' Python environment"
+    BUILD = "Building the handlers' code"
 
     def __init__(self, post: Post) -> None:
         self.post = post
@@ -52,6 +53,10 @@ class OpenProgress:
         if progress.stage in ("create", "install"):  # "check" and "cached" are instant
             self._env_lines += progress.stage == "install"
             self._show(self.ENV, progress.message, self._env_lines, None)
+        elif progress.stage == "build":  # a runtime's build (npm ci, npm run build, go, mvn)
+            building = self._shown is not None and self._shown[0] == self.BUILD
+            done = self._shown[1] + 1 if building and self._shown is not None else 1
+            self._show(self.BUILD, progress.message, done, None)
         elif progress.stage == "ready" and self._shown is not None and self._shown[0] == self.ENV:
             self._show(self.ENV, progress.message, self._env_lines, None)
             self.finish()
@@ -83,7 +88,9 @@ def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
         profile=config.profile,
         env_vars=config.env_vars,
         python=config.python,
+        node=config.node,
         aws=config.aws,
+        type_configuration=config.type_configuration,
         progress=progress.setup,
         on_env_progress=progress.env,
         debug=debug,

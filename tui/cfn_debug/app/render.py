@@ -410,6 +410,10 @@ def timing_renderable(
                 step.duration_s, step.limit_s, palette, width=24, deterministic=deterministic
             )
         )
+        started = step.result.runtime_start_s
+        if started:
+            shown = format_duration(started, deterministic=deterministic)
+            line.append(f"   of which the JVM's start {shown} (not counted)", style=palette.muted)
         if step.callback_delay_s:
             delay = format_duration(step.callback_delay_s, deterministic=deterministic)
             line.append(f"   then waited {delay}", style=palette.muted)
@@ -512,10 +516,17 @@ def _field(call: Any, name: str) -> Any:
 
 
 def aws_calls_renderable(
-    calls: Sequence[Any], palette: Palette, *, deterministic: bool = False
+    calls: Sequence[Any],
+    palette: Palette,
+    *,
+    deterministic: bool = False,
+    note: str | None = None,
 ) -> RenderableType:
     """The AWS API calls the handler made in this step (recorded by the endpoint's worker): a
-    failed call in the error colour, the call whose error the handler raised marked."""
+    failed call in the error colour, the call whose error the handler raised marked. ``note``:
+    what the endpoint says instead when its runtime for the function records no calls."""
+    if not calls and note:
+        return Text(printable(note), style=palette.muted)
     if not calls:
         return Text(
             "No AWS calls were recorded for this step (the handler made none, or the endpoint "

@@ -48,9 +48,25 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
 
     if reason is EndReason.ERROR and last is not None:
         message = last.result.error_message or last.result.kind.value
+        if last.result.kind is OutcomeKind.UNREACHABLE:
+            return (
+                f"The endpoint could not be used: {message}",
+                "Start the endpoint (or run without --endpoint to use the embedded one), "
+                "then press r.",
+                "error",
+            )
+        from cfn_debug.infrastructure import infrastructure_error
+
+        cause = infrastructure_error(last.result)
+        if cause is not None:  # the function never ran, or its AWS could not be reached
+            return (
+                cause[0].upper() + cause[1:],
+                "Fix what it names (the Response tab has the whole error), then press r.",
+                "error",
+            )
         return (
             f"The endpoint could not be used: {message}",
-            "Start the endpoint (or run without --endpoint to use the embedded one), then press r.",
+            "See the Response tab; fix the endpoint or the function's setup, then press r.",
             "error",
         )
     if reason is EndReason.CANCELLED:
@@ -62,10 +78,18 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
             "error" if musts else "warn" if findings else "ok",
         )
     if reason is EndReason.MAX_REINVOKE:
+        from cfn_debug.chain_end import INCONCLUSIVE_HINT
+
+        if musts:  # a MUST finding decided it before the cap
+            return (
+                f"Stopped at the re-invoke cap: {counted}.",
+                "The Findings tab explains each one; the chain never reached a terminal status.",
+                "error",
+            )
         return (
-            f"Stopped at the re-invoke cap: {counted}.",
-            "Raise --max-reinvoke, or check why the handler never reaches a terminal status.",
-            "warn",
+            f"Inconclusive: still IN_PROGRESS at the re-invoke cap: {counted}.",
+            f"No verdict on the handler: {INCONCLUSIVE_HINT}.",
+            "error",
         )
     if reason is EndReason.HANDLER_TIMEOUT:
         return (
@@ -84,6 +108,15 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
             f"The invocation came back as {last.result.kind.value.replace('_', ' ')}: {counted}.",
             "See the Response and Logs tabs.",
             "error",
+        )
+    if run.verdict is not None:  # a hook: its verdict is the outcome, a refusal no error
+        progress = last.result.progress if last is not None and last.result.progress else {}
+        said = progress.get("message") or ""
+        return (
+            f"Hook verdict: {run.verdict}" + (f": {said}" if said else "") + f"  ({counted})",
+            "A refusal is the hook doing its job, not a finding; the Findings tab explains any "
+            "breach of the hook contract.",
+            "error" if musts else ("warn" if findings else "ok"),
         )
     if status == "FAILED":
         progress = last.result.progress if last is not None and last.result.progress else {}
@@ -118,9 +151,12 @@ def error_code(run: RunRecord) -> str | None:
 
 def landing_row(steps: list[Step]) -> int:
     """Where the cursor goes when a chain ends: the first step with a MUST finding, else the
-    last step."""
+    first with any finding (a run with only SHOULD findings shows them), else the last step."""
     for row, step in enumerate(steps):
         if any(f.level is Level.MUST for f in step.findings):
+            return row
+    for row, step in enumerate(steps):
+        if step.findings:
             return row
     return len(steps) - 1
 
@@ -135,6 +171,10 @@ def comparison_line(comparison: Any) -> str:
     ):
         if findings:
             parts.append(f"{label} " + ", ".join(sorted({f.rule_id for f in findings})))
+    gone = getattr(comparison, "gone", ())
+    if gone:
+        rules = ", ".join(sorted({f.rule_id for f in gone}))
+        parts.append(f"no longer seen {rules} ({comparison.gone_because}: not a fix)")
     if not parts:
         return "Since the last run: no findings then or now."
     return "Since the last run: " + " · ".join(parts) + "."

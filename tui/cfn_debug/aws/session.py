@@ -181,7 +181,14 @@ def _open_local(
         if template is not None:
             from cfn_debug.aws.setup_stack import deploy_setup
 
-            setup = deploy_setup(client, template, progress=report)
+            setup = deploy_setup(
+                client,
+                template,
+                progress=report,
+                clients=lambda service: _client(service, url, region, LOCAL_CREDENTIALS),
+                region=region,
+                account=LOCAL_ACCOUNT,
+            )
             listed = dict(setup.exports)
         else:
             why = "--setup none" if options.skip_setup else "no test/setup.yml"

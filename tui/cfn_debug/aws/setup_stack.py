@@ -3,7 +3,8 @@ and the account's CloudFormation exports that fill ``{{...}}`` placeholders.
 
 moto's CloudFormation skips a resource type it cannot create with a warning and still reports
 CREATE_COMPLETE; so after the deploy every resource of the template is looked up in the stack,
-and one that is missing is an error naming its logical id and type.
+and one that is missing is created through its service's API where cfn-debug knows the call
+(aws.skipped_types), else warned about by logical id and type while the run goes on.
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ CLOUDFORMATION_ONLY = frozenset(
 )
 STACK_NAME = "cfn-debug-setup"
 WAIT_S = 300.0
+
+
+#: The local AWS answered XML botocore cannot parse: moto writes a control character of a value
+#: raw into its XML answer, which no XML reader accepts.
+UNREADABLE = (
+    "the local AWS's answer about the setup stack cannot be read: XML cannot carry a control "
+    "character, and an Output, Export name, parameter or resource property of the stack holds "
+    "one; remove it from the template"
+)
 
 
 class SetupError(CfnDebugError):
@@ -125,16 +135,50 @@ def _referred(logical_id: str, outputs: str) -> bool:
     )
 
 
+def _failed_resource(client: Any, stack_name: str, resources: dict[str, str]) -> str:
+    """The resource the local AWS failed on, from the stack's events where it has them, else
+    the template's resources (what the error could be about)."""
+    try:
+        events = client.describe_stack_events(StackName=stack_name).get("StackEvents", [])
+    except Exception:  # the stack may not exist: moto failed inside create_stack
+        events = []
+    for event in reversed(events):
+        logical = event.get("LogicalResourceId")
+        if str(event.get("ResourceStatus", "")).endswith("_FAILED") and logical in resources:
+            reason = event.get("ResourceStatusReason") or ""
+            return f"resource {logical} ({resources[logical]})" + (f": {reason}" if reason else "")
+    named = ", ".join(f"{k} ({v})" for k, v in resources.items())
+    return f"one of its resources: {named}"
+
+
+def _local_failure(error: BaseException) -> str:
+    """One line of what the local AWS answered: an HTML error page is named as such."""
+    text = str(error).strip()
+    lowered = text.lower()
+    if "<!doctype html" in lowered or "<html" in lowered:
+        return "it answered with a web server's error page (moto failed on it)"
+    first = text.splitlines()[0] if text else type(error).__name__
+    return f"{type(error).__name__}: {first[:300]}"
+
+
 def deploy_setup(
     client: Any,
     template: Path,
     *,
     stack_name: str = STACK_NAME,
     progress: Progress | None = None,
+    clients: Callable[[str], Any] | None = None,
+    region: str = "us-east-1",
+    account: str = "123456789012",
 ) -> SetupResult:
     """Create the stack from ``template`` with ``client`` (a boto3 CloudFormation client), wait
-    for it, check that every resource exists, and list the exports."""
+    for it, check that every resource exists, and list the exports. A resource the local AWS's
+    CloudFormation skipped is created through its service's API with ``clients`` (a boto3
+    client per service name) where cfn-debug knows the call (aws.skipped_types), else warned
+    about: the handler may not need it. A failure of the local AWS names the resource and is
+    an infrastructure limit (SetupError, exit 2)."""
     from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.parsers import ResponseParserError
 
     report = progress or (lambda _p: None)
     text, resources, outputs = template_resources(template)
@@ -152,6 +196,16 @@ def deploy_setup(
         found = _stack_resources(client, stack_name)
     except (ClientError, BotoCoreError) as error:
         raise SetupError(f"the setup stack could not be deployed: {error}", path=template) from None
+    except Exception as error:  # moto's server failing (an HTML 500 page botocore cannot parse)
+        if isinstance(error, ResponseParserError) and "not well-formed" in str(error):
+            raise SetupError(UNREADABLE, path=template) from None  # XML with a control character
+        where = _failed_resource(client, stack_name, resources)
+        raise SetupError(
+            f"the local AWS failed while deploying {where}; {_local_failure(error)}: an "
+            "infrastructure limit, not a problem of the template or the handler (deploy a "
+            "template without it with --setup TEMPLATE, or none with --setup none)",
+            path=template,
+        ) from None
     if status != "CREATE_COMPLETE":
         raise SetupError(
             f"the setup stack ended {status}" + (f": {reason}" if reason else ""), path=template
@@ -169,21 +223,67 @@ def deploy_setup(
             )
             continue
         if not physical:
-            raise SetupError(
-                f"resource {logical_id} ({kind}): the local AWS (moto) cannot create this type; "
-                "deploy a template without it (--setup TEMPLATE) or none (--setup none), and "
-                "give the values it would export with --export NAME=VALUE",
-                path=template,
-                field=f"/Resources/{logical_id}",
+            physical = _create_skipped(
+                clients, template, logical_id, found, region, account, report, done, total
             )
+            if physical:
+                found[logical_id] = physical
+            continue
         report(SetupProgress(f"{logical_id} ({kind}) created: {physical}", done, total))
     try:
         exports = list_exports(client)
     except (ClientError, BotoCoreError) as error:
         raise SetupError(f"cannot list the exports: {error}", path=template) from None
+    except ResponseParserError:
+        raise SetupError(UNREADABLE, path=template) from None
     seconds = time.perf_counter() - started
     report(SetupProgress(f"stack {stack_name} ready: {len(exports)} export(s)", total, total))
     return SetupResult(stack_name, template, resources, exports, seconds)
+
+
+def _create_skipped(
+    clients: Callable[[str], Any] | None,
+    template: Path,
+    logical_id: str,
+    found: dict[str, str],
+    region: str,
+    account: str,
+    report: Progress,
+    done: int,
+    total: int,
+) -> str | None:
+    """Create a resource the local AWS's CloudFormation skipped through its service's API;
+    else warn naming it (the run goes on). Its physical id, or None."""
+    from cfn_debug.aws.skipped_types import create_skipped, template_bodies
+
+    body = template_bodies(template).get(logical_id, {})
+    kind = str(body.get("Type", "?"))
+    reason = "no client for its service"
+    if clients is not None:
+        pseudo = {"AWS::Region": region, "AWS::AccountId": account, "AWS::Partition": "aws"}
+        pseudo["AWS::StackName"] = STACK_NAME
+        outcome = create_skipped(clients, logical_id, body, found, pseudo)
+        if outcome.physical:
+            report(
+                SetupProgress(
+                    f"{logical_id} ({kind}) created through its service's API (the local "
+                    f"AWS's CloudFormation skips this type): {outcome.physical}",
+                    done,
+                    total,
+                )
+            )
+            return outcome.physical
+        reason = outcome.reason
+    report(
+        SetupProgress(
+            f"warning: {logical_id} ({kind}) not created: the local AWS (moto) skips this type "
+            f"({reason}); going on without it (a handler that needs it will fail; --export "
+            "NAME=VALUE gives what it would export)",
+            done,
+            total,
+        )
+    )
+    return None
 
 
 def _wait(client: Any, stack_name: str) -> tuple[str, str]:

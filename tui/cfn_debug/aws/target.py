@@ -51,6 +51,17 @@ class AwsTarget:
             )
         return text
 
+    def short(self) -> str:
+        """A few words for the dashboard's header: "local moto :PORT", "none", ..."""
+        if self.kind == "local":
+            port = (self.url or "").rsplit(":", 1)[-1]
+            return f"local moto :{port}" if port.isdigit() else "local moto"
+        if self.kind == "endpoint":
+            return f"endpoint {self.url}"
+        if self.kind == "real":
+            return f"account {self.account or '?'} ({self.profile}, {self.region})"
+        return "none"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,

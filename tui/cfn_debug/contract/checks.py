@@ -21,7 +21,12 @@ from typing import Any
 from cfn_debug.aws_calls import failed_call_note
 from cfn_debug.contract.constraints import is_write_only, with_constraint
 from cfn_debug.contract.context import STATUSES, TERMINAL, StepContext
-from cfn_debug.contract.requested import requested_differences, short, typed_as_sent
+from cfn_debug.contract.requested import (
+    as_answered,
+    requested_differences,
+    short,
+    typed_as_sent,
+)
 from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
 from cfn_debug.infrastructure import infrastructure_error
@@ -74,6 +79,8 @@ FIELD_TYPES: dict[str, tuple[type | None, ...]] = {
     "resourceModel": (dict, None),
     "resourceModels": (list, None),
     "nextToken": (str, None),
+    # The Go plugin's answers carry the request's bearerToken (a field of its response type).
+    "bearerToken": (str, None),
 }
 _TYPE_NAMES = {str: "a string", dict: "an object", list: "an array", int: "a number", None: "null"}
 
@@ -320,7 +327,11 @@ def model_conforms_to_schema(ctx: StepContext) -> Problems:
     skip_nulls = _null_rule_applies(ctx)
     problems: Problems = []
     for base, model in ctx.returned_models():
-        for pointer, message in ctx.schema.model_errors(model, encodings=ctx.encodings):
+        errors = ctx.schema.model_errors(model, encodings=ctx.encodings)
+        typed = as_answered(ctx.schema, ctx.progress, model) if errors else model
+        if typed is not model:  # the Go plugin's stringified scalars, read as the schema's
+            model, errors = typed, ctx.schema.model_errors(typed)
+        for pointer, message in errors:
             if skip_nulls and resolve_pointer(model, pointer) is None:
                 continue
             problems.append((base + pointer, with_constraint(ctx.schema, model, pointer, message)))
@@ -492,6 +503,7 @@ def requested_properties_returned(ctx: StepContext) -> Problems:
     if schema is not None:
         exempt = schema.write_only | schema.read_only | schema.deprecated | _transformed(schema)
         expected = _drop_patterns(expected, set(exempt))
+        model = as_answered(schema, ctx.progress, model)
     return [
         ("/resourceModel" + pointer, text)
         for pointer, text in requested_differences(expected, model, schema, encodings=ctx.encodings)
@@ -692,9 +704,19 @@ def invocation_time_limit(ctx: StepContext) -> Problems:
     if ctx.result.kind not in _TIMED:
         return []
     limit = ctx.action.limit_s
-    if ctx.result.duration_s > limit:
-        return [(None, f"took {ctx.result.duration_s:.2f} s, the limit is {limit:.0f} s")]
+    if ctx.result.handler_s > limit:
+        return [
+            (
+                None,
+                f"took {ctx.result.handler_s:.2f} s{_start_note(ctx)}, the limit is {limit:.0f} s",
+            )
+        ]
     return []
+
+
+def _start_note(ctx: StepContext) -> str:
+    started = ctx.result.runtime_start_s
+    return f" (after the runtime's {started:.2f} s start, not counted)" if started else ""
 
 
 def invocation_time_warning(ctx: StepContext) -> Problems:
@@ -703,12 +725,13 @@ def invocation_time_warning(ctx: StepContext) -> Problems:
     if ctx.result.kind not in _TIMED:
         return []
     limit = ctx.action.limit_s
-    duration = ctx.result.duration_s
+    duration = ctx.result.handler_s
     if ctx.warn_fraction * limit < duration <= limit:
         return [
             (
                 None,
-                f"took {duration:.2f} s, {duration / limit:.0%} of the {limit:.0f} s limit",
+                f"took {duration:.2f} s{_start_note(ctx)}, {duration / limit:.0%} of the "
+                f"{limit:.0f} s limit",
             )
         ]
     return []

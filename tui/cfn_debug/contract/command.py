@@ -16,7 +16,9 @@ from cfn_debug.records import Action
 
 
 def all_rules() -> tuple[Rule, ...]:
-    return CATALOGUE + SEQUENCE_RULES
+    from cfn_debug.contract.hook_rules import HOOK_RULES
+
+    return CATALOGUE + SEQUENCE_RULES + HOOK_RULES
 
 
 def rule_document(entry: Rule) -> dict[str, Any]:

@@ -72,6 +72,18 @@ def requested_differences(
 _INTEGER = re.compile(r"^-?[0-9]+$")
 
 
+def as_answered(schema: ResourceSchema | None, progress: Any, model: Any) -> Any:
+    """``model`` as CloudFormation reads the answer it came in. The Go plugin writes every
+    scalar of a model as a string (its encoding.Stringify: an integer 3 comes back as "3") and
+    CloudFormation reads them back as the schema's types; its answers, alone among the
+    plugins', carry the request's bearerToken. Any other answer's model is taken as it is."""
+    if schema is None or not isinstance(model, dict):
+        return model
+    if not isinstance(progress, dict) or "bearerToken" not in progress:
+        return model
+    return typed_as_sent(schema, model)
+
+
 def typed_as_sent(schema: ResourceSchema, value: Any, pointer: str = "") -> Any:
     """``value`` with every string where the schema wants an integer, number or boolean, and
     that reads as one ("6", "2.5", "false"), turned into it: CloudFormation sends every

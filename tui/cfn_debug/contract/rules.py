@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cfn_debug.records import Action, Level
+from cfn_debug.records import RESOURCE_ACTIONS, Action, Level
 
-ALL = frozenset(Action)
+ALL = frozenset(RESOURCE_ACTIONS)
 MUTATING = frozenset({Action.CREATE, Action.UPDATE, Action.DELETE})
 CREATE_UPDATE = frozenset({Action.CREATE, Action.UPDATE})
 READ_LIST = frozenset({Action.READ, Action.LIST})
@@ -369,3 +369,8 @@ def rule(rule_id: str) -> Rule:
 from cfn_debug.contract.sequence_rules import SEQUENCE_RULES  # noqa: E402
 
 _BY_ID.update({r.id: r for r in SEQUENCE_RULES})
+
+# The hook contract's rules (scope "hook"): rule(id) finds them too.
+from cfn_debug.contract.hook_rules import HOOK_RULES  # noqa: E402
+
+_BY_ID.update({r.id: r for r in HOOK_RULES})

@@ -134,7 +134,7 @@ SEQUENCE_RULES: tuple[Rule, ...] = (
     _rule(
         "scenario-create-idempotent",
         Level.MUST,
-        {_C, _R, _L},
+        {_C, _R},
         "The same clientRequestToken twice creates one resource",
         "A `create` handler MUST NOT create multiple resources given the same idempotency "
         "token.\n"
@@ -234,9 +234,10 @@ HOW: dict[str, str] = {
     "identifier must not be listed.",
     "scenario-create-after-delete": "Create, delete, then create the same input again: it must "
     "not end FAILED AlreadyExists.",
-    "scenario-create-idempotent": "List, create twice with the same clientRequestToken, read "
-    "the first identifier and list again: the repeated request must not name another "
-    "identifier, the read must succeed, and list must show one new resource, not two.",
+    "scenario-create-idempotent": "Create twice with the same clientRequestToken and read the "
+    "first identifier: the repeated request must not name another identifier that reads back "
+    "too, and the read must succeed; where the type has a LIST handler, list before and after "
+    "must show one new resource, not two.",
     "scenario-create-same-token": "Create twice with the same clientRequestToken: the repeated "
     "request should end SUCCESS with the first identifier (AlreadyExists is a SHOULD failure).",
     "scenario-create-only-not-updatable": "Create, then update with a createOnly property "

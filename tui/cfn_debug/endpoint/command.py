@@ -12,7 +12,13 @@ from typing import Any, TextIO
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
 from cfn_debug.events import read_json
-from cfn_debug.options import add_aws_options, add_debug_options, add_python_option, port_number
+from cfn_debug.options import (
+    add_aws_options,
+    add_debug_options,
+    add_demo_option,
+    add_python_option,
+    port_number,
+)
 from cfn_debug.project import is_project_dir
 from cfn_debug.text.terminal import printable
 
@@ -63,7 +69,26 @@ def load_env_vars(path: str | None) -> dict[str, Any] | None:
             '"FunctionName": {"VAR": "value"}}',
             path=path,
         )
+    for section, values in data.items():
+        for name, value in values.items():
+            _check_env_var(path, str(section), name, value)
     return data
+
+
+def _check_env_var(path: str, section: str, name: str, value: Any) -> None:
+    """One variable of --env-vars: a name a process environment can hold (not empty, no ``=``,
+    no NUL) and a value without NUL; else a one-line error naming the variable and the file."""
+    from cfn_debug.text.terminal import one_line
+
+    problem = None
+    if not name:
+        problem = "expected a variable name, got an empty one"
+    elif "=" in name or "\0" in name:
+        problem = "a variable name cannot hold '=' or a NUL character"
+    elif isinstance(value, str) and "\0" in value:
+        problem = "a value cannot hold a NUL character"
+    if problem is not None:
+        raise EndpointError(problem, path=path, field=one_line(f"{section}.{name}"))
 
 
 def _model_notices(project: Path) -> list[str]:
@@ -86,6 +111,7 @@ def _model_notices(project: Path) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `cfn-debug serve`."""
     parser.add_argument("project_dir", nargs="?", metavar="PROJECT_DIR")
+    add_demo_option(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     parser.add_argument(
         "--port", type=port_number, default=3001, help="port to bind, 1-65535 (default: 3001)"
@@ -147,6 +173,7 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     try:
         with console_env_progress(err) as progress:  # --python, else the project's environment
             endpoint.python_choice = getattr(args, "python", None)
+            endpoint.node_choice = getattr(args, "node", None)
             endpoint.on_env_progress = progress
             endpoint.start()
     except BaseException:
@@ -163,7 +190,14 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
         emit(f"Serving {label} at {endpoint.url} (Lambda Invoke API, Ctrl-C to stop)")
         emit(exposure(host, endpoint.port))
         for name, spec in endpoint.functions.items():
-            emit(f"  {name}  {spec.handler}  (code {spec.code_dir}, timeout {spec.timeout_s:g} s)")
+            runtime = endpoint.runtimes.get(name)
+            shown = f"{runtime.describe()}, " if runtime is not None else ""
+            emit(
+                printable(
+                    f"  {name}  {spec.handler}  ({shown}code {spec.code_dir}, "
+                    f"timeout {spec.timeout_s:g} s)"
+                )
+            )
         emit(printable(aws.target.describe()))
         if debug.port is not None:
             from cfn_debug.debugger.launch import launch_text

@@ -255,8 +255,11 @@ class ForkServer:
             if process is not None:
                 process._exit(int(message["code"]))
 
-    def spawn(self, handler: str, env: dict[str, str], cwd: Path) -> ForkedProcess:
-        """Fork a worker running ``handler`` with ``env`` in ``cwd``; its output on a new pipe."""
+    def spawn(
+        self, handler: str, env: dict[str, str], cwd: Path, argv: list[str] | None = None
+    ) -> ForkedProcess:
+        """Fork a worker running ``handler`` with ``env`` in ``cwd``; its output on a new pipe.
+        With ``argv``, the worker is that program (exec'd in the forked child)."""
         if not self.ready.wait(READY_LIMIT_S) or self._dead.is_set() or self._sock is None:
             raise ForkServerError("the fork server is not running")
         read_end, write_end = os.pipe()
@@ -268,6 +271,8 @@ class ForkServer:
             self._pending[request_id] = entry
         message = {"op": "spawn", "id": request_id, "handler": handler, "env": env}
         message["cwd"] = str(cwd)
+        if argv:
+            message["argv"] = argv
         try:
             socket.send_fds(self._sock, [json.dumps(message).encode()], [write_end])
         except OSError as error:
@@ -342,6 +347,30 @@ def acquire(python: str, code_dir: Path) -> tuple[str, ForkServer] | None:
             _SERVERS[key] = server
         server.users += 1
         return key, server
+
+
+#: The key of the fork server that starts other programs (Node, Go, Java workers): it preloads
+#: nothing and runs in cfn-debug's own interpreter.
+PLAIN_KEY = "plain"
+
+
+def acquire_plain() -> tuple[str, ForkServer] | None:
+    """The fork server that exec's workers of other runtimes, so that they get what a Python
+    worker gets (their own process group, SIGKILL when it dies, a kill of their whole tree);
+    None where fork servers cannot run."""
+    if not sys.platform.startswith("linux") or os.environ.get(DISABLE_ENV) == "0":
+        return None
+    with _SERVERS_LOCK:
+        server = _SERVERS.get(PLAIN_KEY)
+        if server is None or not server.alive:
+            server = ForkServer(sys.executable, [])
+            try:
+                server.start()
+            except ForkServerError:
+                return None
+            _SERVERS[PLAIN_KEY] = server
+        server.users += 1
+        return PLAIN_KEY, server
 
 
 def release(key: str, server: ForkServer) -> None:

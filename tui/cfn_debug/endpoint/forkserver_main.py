@@ -7,6 +7,7 @@ project's dependencies; never the project's own handler modules) while serving s
 imports, answers ``preloaded``, and serves on, one JSON message per packet:
 
     -> {"op": "spawn", "id": N, "handler": "mod.attr", "env": {...}, "cwd": "..."}  + 1 fd (output)
+       (with "argv": [...], the worker is that program, exec'd: another runtime's worker)
     <- {"op": "spawned", "id": N, "pid": P}   or   {"op": "failed", "id": N, "error": "..."}
     -> {"op": "kill", "pid": P}               the worker and every process it started
     <- {"op": "exit", "pid": P, "code": C}    a worker ended (C as subprocess's returncode)
@@ -245,7 +246,9 @@ def _run_atexit(code: int) -> int:
 
 
 def exec_worker(request: dict[str, Any], output_fd: int, keep: list[int]) -> None:
-    """In the forked child, when forking a warm interpreter is unsafe: exec a fresh worker."""
+    """In the forked child, when forking a warm interpreter is unsafe or the worker is another
+    program (a spawn with "argv": a Node, Go or Java worker): exec it, with the same process
+    group, death signal, subreaper and descriptors a forked worker gets."""
     try:
         os.setpgid(0, 0)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -261,9 +264,11 @@ def exec_worker(request: dict[str, Any], output_fd: int, keep: list[int]) -> Non
         for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        main_path = os.path.join(HERE, "worker_main.py")
-        argv = [sys.executable, "-u", main_path, request["handler"]]
-        os.execve(sys.executable, argv, request["env"])
+        argv = request.get("argv")
+        if not argv:
+            main_path = os.path.join(HERE, "worker_main.py")
+            argv = [sys.executable, "-u", main_path, request["handler"]]
+        os.execve(argv[0], argv, request["env"])
     finally:
         os._exit(127)
 
@@ -303,7 +308,7 @@ class Server:
             return
         if pid == 0:
             code_dir = request["env"].get("LAMBDA_TASK_ROOT") or request["cwd"]
-            if forkable and not shadowed(code_dir, self.before):
+            if forkable and not request.get("argv") and not shadowed(code_dir, self.before):
                 become_worker(request, output_fd, self.pid, keep)
             exec_worker(request, output_fd, keep)
         os.close(output_fd)

@@ -10,9 +10,14 @@ the README's figures.
 The limits every request meets before its body is read (so a refused request costs nothing):
 ``screen`` (the Host and browser checks of guard.py, supplied by the caller), then the body limit
 (``max_body``, checked on Content-Length and again while a chunked body streams in). A client that
-stalls while sending a request's headers or body is dropped after ``header_timeout_s``; an idle
-keep-alive connection after ``idle_timeout_s``. Each connection has its own thread, so a stalled
-client never holds up another's invocation.
+stalls while sending a request's headers or body is dropped after ``header_timeout_s``, and one
+that trickles its body (a byte now and then) once ``request_timeout_s`` has passed since its head;
+an idle keep-alive connection after ``idle_timeout_s``. Each connection has its own thread, so a
+stalled client never holds up another's invocation. At ``max_connections``, a new client is let
+in by dropping the connection that has waited longest for (or on) a request: an idle keep-alive
+one or the slowest sender, never one whose invocation runs; only when every connection is running
+an invocation is the new one closed. So a local flood of slow clients never refuses a normal
+Invoke.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import Any
 
 import h11
 
@@ -34,7 +40,8 @@ from cfn_debug.endpoint.http_fast import Declined, parse_head, response_bytes
 #: The largest request head (request line + headers) accepted.
 MAX_HEAD_BYTES = 64 * 1024
 READ_SIZE = 65_536
-#: Connections served at once; beyond that a new connection is closed at once.
+#: Connections served at once; beyond that the longest-waiting connection not running an
+#: invocation is dropped for the new one (see the module docstring).
 MAX_CONNECTIONS = 256
 #: How far a socket's read timeout may exceed the time left before it is set again.
 TIMEOUT_SLACK_S = 0.25
@@ -112,6 +119,8 @@ class HttpServer:
         too_large: Callable[[], Reply],
         header_timeout_s: float = 10.0,
         idle_timeout_s: float = 120.0,
+        request_timeout_s: float = 60.0,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         self.handle = handle
         self.screen = screen
@@ -119,6 +128,8 @@ class HttpServer:
         self.too_large = too_large
         self.header_timeout_s = header_timeout_s
         self.idle_timeout_s = idle_timeout_s
+        self.request_timeout_s = request_timeout_s
+        self.max_connections = max_connections
         family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM)
         try:
@@ -131,7 +142,8 @@ class HttpServer:
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
         self._stopping = threading.Event()
         self._stopped = threading.Event()
-        self._connections: set[socket.socket] = set()
+        #: each open connection -> [running an invocation?, since when it waits for a request]
+        self._connections: dict[socket.socket, list[Any]] = {}
         self._lock = threading.Lock()
 
     # --- lifecycle ---
@@ -147,15 +159,33 @@ class HttpServer:
                 except OSError:
                     continue
                 with self._lock:
-                    if len(self._connections) >= MAX_CONNECTIONS:
+                    if len(self._connections) >= self.max_connections and not self._make_room():
                         conn.close()
                         continue
-                    self._connections.add(conn)
+                    self._connections[conn] = [False, time.monotonic()]
                 threading.Thread(
                     target=self._serve_connection, args=(conn,), name="endpoint-conn", daemon=True
                 ).start()
         finally:
             self._stopped.set()
+
+    def _make_room(self) -> bool:
+        """At the cap (under the lock): drop the connection waiting longest for or on a request,
+        never one running an invocation; False when every connection runs one."""
+        waiting = [(state[1], sock) for sock, state in self._connections.items() if not state[0]]
+        if not waiting:
+            return False
+        _since, victim = min(waiting, key=lambda item: item[0])
+        del self._connections[victim]  # its thread ends on the shut-down socket
+        with contextlib.suppress(OSError):
+            victim.shutdown(socket.SHUT_RDWR)
+        return True
+
+    def _state(self, sock: socket.socket, busy: bool) -> None:
+        """Whether ``sock`` runs an invocation now; when not, since now it waits for a request."""
+        state = self._connections.get(sock)
+        if state is not None:
+            state[0], state[1] = busy, time.monotonic()
 
     def shutdown(self) -> None:
         """Stop accepting, and close every open connection (their threads end with them)."""
@@ -182,6 +212,7 @@ class HttpServer:
             # The first request of a new connection comes at once; later ones may idle first.
             first_wait = self.header_timeout_s
             while not self._stopping.is_set():
+                self._state(sock, False)
                 if fast is not None:
                     try:
                         reply = self._fast_exchange(sock, fast, first_wait)
@@ -227,7 +258,7 @@ class HttpServer:
                     self._send(conn, sock, Reply(500, body, {}, close=True))
         finally:
             with self._lock:
-                self._connections.discard(sock)
+                self._connections.pop(sock, None)
             with contextlib.suppress(OSError):
                 sock.close()
 
@@ -264,14 +295,16 @@ class HttpServer:
             reply.close = True
             return reply
         end = head.body_start + head.content_length
+        until = time.monotonic() + self.request_timeout_s  # a trickled body ends by then
         while len(state.buffer) < end:
-            data = self._recv_by(sock, time.monotonic() + self.header_timeout_s)
+            data = self._recv_by(sock, min(time.monotonic() + self.header_timeout_s, until))
             if not data:
                 state.eof = True
                 raise Declined  # h11 answers a body cut short
             state.buffer += data
         request.body = bytes(state.buffer[head.body_start : end])
         del state.buffer[:end]
+        self._state(sock, True)
         return self.handle(request)
 
     def _recv_by(self, sock: socket.socket, deadline: float) -> bytes:
@@ -331,8 +364,9 @@ class HttpServer:
             sock.sendall(conn.send(h11.InformationalResponse(status_code=100, headers=[])))
         chunks: list[bytes] = []
         size = 0
+        until = time.monotonic() + self.request_timeout_s  # a trickled body ends by then
         while True:
-            event = self._next_event(conn, sock, self.header_timeout_s)
+            event = self._next_event(conn, sock, self.header_timeout_s, until=until)
             if isinstance(event, h11.Data):
                 size += len(event.data)
                 if size > self.max_body:
@@ -345,6 +379,7 @@ class HttpServer:
             else:  # the client closed mid-body
                 raise _Dropped
         request.body = b"".join(chunks)
+        self._state(sock, True)
         return self.handle(request)
 
     def _next_event(
@@ -354,14 +389,17 @@ class HttpServer:
         wait_s: float,
         *,
         restart_on_data: bool = False,
+        until: float | None = None,
     ) -> h11.Event | type[h11.PAUSED]:
         """The next h11 event, reading from ``sock`` as needed; a stall past the limit drops it.
 
         ``wait_s`` bounds the wait for the first bytes; once some arrived (``restart_on_data``:
         an idle keep-alive connection whose next request began), the rest of the request head
-        must follow within ``header_timeout_s``.
+        must follow within ``header_timeout_s``. ``until``: a deadline no wait goes past.
         """
         deadline = time.monotonic() + wait_s
+        if until is not None:
+            deadline = min(deadline, until)
         while True:
             event = conn.next_event()
             if event is not h11.NEED_DATA:

@@ -19,6 +19,8 @@ import threading
 from pathlib import Path
 
 from cfn_debug.endpoint import forkserver
+from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
+from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.sourcewatch import SourceWatch
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker import Invocation, Worker
@@ -107,21 +109,27 @@ class FunctionPool:
         max_workers: int = MAX_WORKERS_PER_FUNCTION,
         python: Path | str | None = None,
         fork: bool = True,
+        runtime: Runtime | None = None,
     ) -> None:
         self.spec = spec
         self.env = env
         self.max_workers = max_workers
-        # the interpreter the workers run with (the project's, see pyenv.interpreter_for)
+        # the interpreter Python workers run with (the project's, see pyenv.interpreter_for)
         self.python = str(python or forkserver.worker_python())
+        if runtime is None:
+            runtime = PythonRuntime(spec, spec.code_dir, RuntimeOptions())
+            runtime.python = self.python
+        #: How the function's workers are built and started (runtimes/: python, node, ...).
+        self.runtime = runtime
         self._fork = fork
         self._forks: tuple[str, forkserver.ForkServer] | None = None
         if fork:
-            self._forks = forkserver.acquire(self.python, spec.code_dir)
+            self._forks = self._acquire_forks()
         self._idle: list[Worker] = []
         self._all: set[Worker] = set()
         self._generation = 0
         #: The code directory's signature, told by the kernel's change events where it can be.
-        self._source = SourceWatch(spec.code_dir)
+        self._source = SourceWatch(runtime.source_dir())
         #: None until the first look (at the first invocation: no worker is idle before it).
         self._signature: tuple[int, int, int] | None = None
         self._cond = threading.Condition()
@@ -182,7 +190,7 @@ class FunctionPool:
         with self._cond:
             if self._closed or self._idle or len(self._all) >= self.max_workers:
                 return
-            worker = Worker(self.spec, self.env, self._generation, python=self.python)
+            worker = Worker(self.spec, self.env, self._generation, runtime=self.runtime)
             self._all.add(worker)
             self._prewarming += 1
         try:
@@ -215,16 +223,25 @@ class FunctionPool:
                 return None
             current = self._forks
             if current is not None and current[1].alive:
+                if not self.runtime.forks_python:
+                    return current[1]  # the plain fork server: no environment to change
                 key = forkserver.environment_key(self.python, self.spec.code_dir)
                 if key == current[0]:
                     return current[1]
-            fresh = forkserver.acquire(self.python, self.spec.code_dir)
+            fresh = self._acquire_forks()
             self._forks = fresh
             if current is not None:
                 self._retire_idle_locked()
         if current is not None:
             forkserver.release(*current)
         return fresh[1] if fresh is not None else None
+
+    def _acquire_forks(self) -> tuple[str, forkserver.ForkServer] | None:
+        """The fork server of this function's environment (Python), or the one that starts
+        other runtimes' programs."""
+        if self.runtime.forks_python:
+            return forkserver.acquire(self.python, self.spec.code_dir)
+        return forkserver.acquire_plain()
 
     def _retire_idle_locked(self) -> None:
         self._generation += 1
@@ -253,7 +270,7 @@ class FunctionPool:
                         self._awaiting_prewarm -= 1
                     continue
                 if len(self._all) < self.max_workers:
-                    worker = Worker(self.spec, self.env, self._generation, python=self.python)
+                    worker = Worker(self.spec, self.env, self._generation, runtime=self.runtime)
                     self._all.add(worker)
                     break
                 self._cond.wait()

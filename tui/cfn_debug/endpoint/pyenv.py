@@ -6,8 +6,9 @@
 - no ``requirements.txt``, or one whose every requirement cfn-debug's own interpreter already
   satisfies (the demo, most projects in a developer's venv): cfn-debug's own interpreter;
 - otherwise a virtual environment built once per project and cached under the state directory
-  (``$XDG_STATE_HOME/cfn-debug/envs``), keyed by the requirements' bytes and the interpreter's
-  version and path, so a changed ``requirements.txt`` or a new Python builds a new one.
+  (``$XDG_STATE_HOME/cfn-debug/envs``), keyed by the interpreter's version and path, the
+  requirements file's path and bytes and every file it names (``-r``, ``-c``, local packages:
+  see reqkey.py), so a change to any of them or a new Python builds a new one.
 
 Decision: the environment also sees cfn-debug's own site-packages, at lower priority than its
 own (a ``.pth`` file that appends them after the venv's site-packages). So only what is missing
@@ -36,6 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from cfn_debug.endpoint.reqkey import requirements_key
 from cfn_debug.errors import EndpointError
 from cfn_debug.locations import env_root
 
@@ -89,7 +91,7 @@ def interpreter_for(
             marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             marker.touch()
         return Path(sys.executable)
-    env_dir = env_dir_for(Path(project_dir), content)
+    env_dir = env_dir_for(Path(project_dir), requirements)
     return build_env(env_dir, requirements, missing, report)
 
 
@@ -164,14 +166,13 @@ def _satisfied_marker(content: bytes) -> Path:
     return env_root() / "satisfied" / key.hexdigest()[:32]
 
 
-def env_dir_for(project_dir: Path, content: bytes) -> Path:
-    """The cache directory of an environment: same requirements + same interpreter = same env."""
-    key = hashlib.sha256()
-    key.update(content)
-    key.update(f"\0{sys.version}\0{sys.executable}".encode())
+def env_dir_for(project_dir: Path, requirements: Path) -> Path:
+    """The cache directory of an environment: the same interpreter, requirements file (its path
+    and bytes) and files it names (reqkey.py) share one; the folder name only labels it."""
+    digest = requirements_key(requirements, f"{sys.version}\0{sys.executable}")
     name = project_dir.resolve().name or "project"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]
-    return env_root() / f"{safe}-{key.hexdigest()[:16]}"
+    return env_root() / f"{safe}-{digest[:16]}"
 
 
 def venv_python(env_dir: Path) -> Path:

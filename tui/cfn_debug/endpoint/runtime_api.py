@@ -7,9 +7,10 @@ Why not http.server: it takes a thread per connection plus, for the pipe, a read
 own, and parses every request's headers with the email package. On the warm path that is three
 Python threads handing the GIL to each other per invocation, which is most of what an invoke of a
 trivial handler costs. The Runtime API is a private channel between the endpoint and a worker it
-started (the runtime clients send a request line, a few headers and a Content-Length body, one
-request at a time per connection), so the small reader below suffices; anything else it is sent
-(a chunked body, an oversized head, a malformed line) is answered 400 and the connection closed.
+started (the runtime clients send a request line, a few headers and a Content-Length body, or a
+chunked one with trailers as aws-lambda-go does, one request at a time per connection), so the
+small reader below suffices; anything else it is sent (another transfer coding, an oversized head,
+a malformed line) is answered 400 and the connection closed.
 
 Who may talk to it: only the worker's own runtime. A new connection is accepted only when its
 peer is the worker process or one of its descendants (``admit``: see peer.py, one look at /proc
@@ -91,8 +92,11 @@ def parse_request(buffer: bytearray) -> Request | None:
         if not colon or not name or name != name.strip():
             raise BadRequest("bad header line")
         headers[name.lower()] = value.strip()
-    if headers.get("transfer-encoding", "identity").lower() != "identity":
-        raise BadRequest("only Content-Length bodies are taken")
+    encoding = headers.get("transfer-encoding", "identity").lower()
+    if encoding == "chunked":
+        return _chunked(buffer, end + 4, parts, headers)
+    if encoding != "identity":
+        raise BadRequest("only Content-Length and chunked bodies are taken")
     try:
         length = int(headers.get("content-length") or 0)
     except ValueError:
@@ -105,6 +109,55 @@ def parse_request(buffer: bytearray) -> Request | None:
     body = bytes(buffer[end + 4 : total])
     del buffer[:total]
     return Request(parts[0], parts[1], headers, body)
+
+
+def _chunked(
+    buffer: bytearray, start: int, parts: list[str], headers: dict[str, str]
+) -> Request | None:
+    """A chunked body (aws-lambda-go sends its answers so, announcing trailers): the chunks
+    joined, the trailers' fields added to the headers; None while it is incomplete."""
+    body = bytearray()
+    at = start
+    while True:
+        line_end = buffer.find(b"\r\n", at)
+        if line_end < 0:
+            if len(buffer) - at > MAX_HEAD:
+                raise BadRequest("bad chunk size line")
+            return None
+        size_text = bytes(buffer[at:line_end]).split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            raise BadRequest("bad chunk size") from None
+        if size < 0 or len(body) + size > MAX_BODY:
+            raise BadRequest("bad chunk size")
+        at = line_end + 2
+        if size == 0:
+            break
+        if len(buffer) < at + size + 2:
+            return None
+        if buffer[at + size : at + size + 2] != b"\r\n":
+            raise BadRequest("bad chunk")
+        body += buffer[at : at + size]
+        at += size + 2
+    # The trailer: header lines, then an empty line.
+    while True:
+        line_end = buffer.find(b"\r\n", at)
+        if line_end < 0:
+            if len(buffer) - at > MAX_HEAD:
+                raise BadRequest("trailer too large")
+            return None
+        line = bytes(buffer[at:line_end]).decode("latin-1")
+        at = line_end + 2
+        if not line:
+            break
+        name, colon, value = line.partition(":")
+        if not colon or not name or name != name.strip():
+            raise BadRequest("bad trailer line")
+        if value.strip():
+            headers[name.lower()] = value.strip()
+    del buffer[:at]
+    return Request(parts[0], parts[1], headers, bytes(body))
 
 
 def screen(request: Request) -> str | None:

@@ -37,6 +37,9 @@ from cfn_debug.endpoint.http_server import HttpServer, Reply, Request
 from cfn_debug.endpoint.logs import LogBuffer, LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
+from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions, project_language, runtime_for
+from cfn_debug.endpoint.runtimes.handler_request import RequestRefused
+from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Invocation, Worker
 from cfn_debug.errors import EndpointError
@@ -52,6 +55,9 @@ DETAILS_HEADER = "X-Cfn-Debug-Details"
 STOPPED_HEADER = "X-Cfn-Debug-Stopped-Ms"
 #: "quit": the user ended the invocation from the debugger (pdb's q): not the handler's crash.
 DEBUGGER_HEADER = "X-Cfn-Debug-Debugger"
+#: The header an answer says in how long of its time the runtime started (the Java runtime's
+#: JVM), in ms: not the handler's time.
+RUNTIME_START_HEADER = "X-Cfn-Debug-Runtime-Start-Ms"
 TAIL_BYTES = 4096
 #: Lambda's limit on a synchronous invocation's request payload (6 MiB).
 MAX_REQUEST_BYTES = 6 * 1024 * 1024
@@ -191,10 +197,13 @@ class _InvokeApi:
         """cfn-debug's own route: one invocation's logs and AWS calls (for `run --endpoint`)."""
         wanted = unquote(request.target[len(DETAILS_PATH) :].partition("?")[0])
         endpoint = self.endpoint
-        details = {
+        details: dict[str, Any] = {
             "logs": endpoint.logs_for(wanted),
             "aws_calls": endpoint.aws_calls_for(wanted),
         }
+        note = endpoint.aws_calls_note_for(wanted)
+        if note is not None:
+            details["aws_calls_note"] = note
         return Reply(200, json.dumps(details).encode(), {"x-amzn-RequestId": request_id})
 
 
@@ -257,6 +266,7 @@ class EmbeddedEndpoint:
         debugger: Callable[[DebugSession], None] | None = None,
         debug_port: int | None = None,
         break_at: Sequence[tuple[str, int]] = (),
+        node: str | None = None,
     ) -> None:
         self.project_dir = Path(project_dir)
         # pdb in the workers: each worker's session goes to ``debugger`` (a terminal, the
@@ -266,6 +276,7 @@ class EmbeddedEndpoint:
         self.break_at = list(break_at)  # pdb breakpoints set in every worker (--break-at)
         self._channel: DebugChannel | None = None
         self.python_choice = python  # --python, else the project's (cached) environment
+        self.node_choice = node  # --node, else `node` on PATH
         self.on_env_progress = on_env_progress
         self.python: Path | None = None
         self.host = host
@@ -280,8 +291,12 @@ class EmbeddedEndpoint:
         self.header_timeout_s = header_timeout_s
         self.url = ""
         self._pools: dict[str, FunctionPool] = {}
+        #: function name -> its runtime (runtimes/: how its workers are built and started)
+        self.runtimes: dict[str, Runtime] = {}
         self._logs: LogStore[str] = LogStore()
         self._aws_calls: LogStore[dict[str, Any]] = LogStore()
+        #: request id -> [the function that ran it], for the details route's aws_calls_note
+        self._functions_by_request: LogStore[str] = LogStore()
         self._server: HttpServer | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -293,10 +308,7 @@ class EmbeddedEndpoint:
         with self._lock:
             if self._server is not None:
                 return
-            if self.python is None:
-                self.python = interpreter_for(
-                    self.project_dir, python=self.python_choice, progress=self.on_env_progress
-                )
+            runtimes = self._runtimes()
             api = _InvokeApi(self)
             try:
                 server = HttpServer(
@@ -327,9 +339,11 @@ class EmbeddedEndpoint:
                     spec,
                     {**lambda_environment(spec, self.env_vars), **debug_env},
                     python=self.python,
+                    runtime=runtimes[name],
                 )
                 for name, spec in self.functions.items()
             }
+            self.runtimes = runtimes
             self._server = server
             host, port = server.server_address[:2]
             self.port = int(port)
@@ -342,6 +356,43 @@ class EmbeddedEndpoint:
                 daemon=True,
             )
             self._thread.start()
+
+    def _runtimes(self) -> dict[str, Runtime]:
+        """Each function's runtime, its toolchain checked and its code built (once per project;
+        a later start finds it fresh); the Python environment chosen only when a function runs
+        on Python. An EndpointError (exit 2) names what cannot run or build."""
+        options = RuntimeOptions(
+            python=self.python_choice,
+            node=self.node_choice,
+            progress=self.on_env_progress,
+            debug_port=self.debug_port,  # Node: --inspect=127.0.0.1:PORT (Python: debughook)
+        )
+        language = project_language(self.project_dir)
+        runtimes = {
+            name: runtime_for(spec, self.project_dir, options, language=language)
+            for name, spec in self.functions.items()
+        }
+        for runtime in runtimes.values():
+            runtime.check()
+        if self.python is None and any(r.forks_python for r in runtimes.values()):
+            self.python = interpreter_for(
+                self.project_dir, python=self.python_choice, progress=self.on_env_progress
+            )
+        for runtime in runtimes.values():
+            if isinstance(runtime, PythonRuntime) and self.python is not None:
+                runtime.python = str(self.python)
+            runtime.prepare()
+        return runtimes
+
+    def aws_calls_note(self, function: str) -> str | None:
+        """What a function's steps say instead of AWS calls when its runtime records none."""
+        runtime = self.runtimes.get(function)
+        return runtime.aws_calls_note if runtime is not None else None
+
+    def aws_calls_note_for(self, request_id: str) -> str | None:
+        """aws_calls_note of the function that ran that invocation (one of the last 1,000)."""
+        function = self._functions_by_request.get(request_id)
+        return self.aws_calls_note(function[0]) if function else None
 
     def stop(self) -> None:
         with self._lock:
@@ -436,6 +487,14 @@ class EmbeddedEndpoint:
         taken before this returns. ``on_log`` gets them before this returns, as it always did.
         """
         spec = pool.spec
+        try:
+            body = pool.runtime.adapt_request(body)
+        except RequestRefused as refused:
+            return (
+                refused.status,
+                _error_body("User", refused.message),
+                {"x-amzn-errortype": refused.error_type},
+            )
         invocation = Invocation(
             request_id, body, function_arn(spec.name), spec.timeout_s, logs=LogBuffer(secrets)
         )
@@ -464,11 +523,15 @@ class EmbeddedEndpoint:
         self._logs.put(request_id, lines)
         calls = redact_call_dicts(invocation.logs.calls(), secrets)
         self._aws_calls.put(request_id, calls)
+        if not calls and pool.runtime.aws_calls_note is not None:
+            self._functions_by_request.put(request_id, [spec.name])
         headers[DETAILS_HEADER] = DETAILS_PATH + request_id
         if invocation.stopped_s > 0:
             headers[STOPPED_HEADER] = f"{invocation.stopped_s * 1000:.1f}"
         if invocation.debugger_quit:
             headers[DEBUGGER_HEADER] = "quit"
+        if invocation.runtime_start_ms is not None:
+            headers[RUNTIME_START_HEADER] = f"{invocation.runtime_start_ms:.1f}"
         printing = self.on_log is not None or self.on_logs is not None
         if not tail and not printing:
             return 200, payload, headers

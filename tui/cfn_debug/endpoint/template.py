@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,24 @@ def _expanded_size(root: yaml.Node, path: Path) -> int:
     return sizes[id(root)]
 
 
+#: The top-level sections the endpoint reads; the others (Outputs, Metadata, Parameters...) are
+#: neither measured nor built, so whatever they hold (an alias bomb included) harms nothing.
+USED_SECTIONS = frozenset({"Resources", "Globals"})
+
+
+def _used_sections(node: yaml.Node) -> yaml.Node:
+    """The top-level mapping with only the sections in USED_SECTIONS (the composed graph is
+    kept: an alias in them still reaches what it names elsewhere, and is measured)."""
+    if not isinstance(node, yaml.MappingNode):
+        return node
+    pairs = [
+        (key, value)
+        for key, value in node.value
+        if isinstance(key, yaml.ScalarNode) and key.value in USED_SECTIONS
+    ]
+    return yaml.MappingNode(node.tag, pairs, node.start_mark, node.end_mark, node.flow_style)
+
+
 def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
@@ -123,6 +142,7 @@ def _load_yaml(text: str, path: Path) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
+        node = _used_sections(node)
         if _expanded_size(node, path) > MAX_TEMPLATE_NODES:
             raise ProjectError(
                 f"expected a template of at most {MAX_TEMPLATE_NODES:,} values once its YAML "
@@ -190,23 +210,29 @@ def _merge(defaults: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+#: Runtimes whose Handler names a binary (``bootstrap``) and whose CodeUri is a build output
+#: (``bin/``, ``target/x.jar``) that may not exist before the runtime builds it.
+BUILT_RUNTIMES = re.compile(r"^(provided(\.al2|\.al2023)?|go1\.x|java(8|8\.al2|11|17|21))$")
+
+
 def _spec(name: str, props: dict[str, Any], path: Path, where: str) -> FunctionSpec:
     handler = props.get("Handler")
-    if not isinstance(handler, str) or "." not in handler:
-        raise ProjectError(
-            f"expected a handler such as 'package.module.function', got {handler!r}",
-            path=path,
-            field=f"{where}.Handler",
-        )
     runtime = props.get("Runtime")
     if runtime is not None and not isinstance(runtime, str):
         raise ProjectError(
             f"expected a runtime name, got {runtime!r}", path=path, field=f"{where}.Runtime"
         )
+    built = runtime is not None and BUILT_RUNTIMES.match(runtime) is not None
+    if not isinstance(handler, str) or not handler or ("." not in handler and not built):
+        raise ProjectError(
+            f"expected a handler such as 'package.module.function', got {handler!r}",
+            path=path,
+            field=f"{where}.Handler",
+        )
     return FunctionSpec(
         name=name,
         handler=handler,
-        code_dir=_code_dir(props.get("CodeUri"), path, f"{where}.CodeUri"),
+        code_dir=_code_dir(props.get("CodeUri"), path, f"{where}.CodeUri", built=built),
         timeout_s=_whole_number(
             props.get("Timeout", DEFAULT_TIMEOUT_S), TIMEOUT_RANGE, path, f"{where}.Timeout"
         ),
@@ -223,7 +249,9 @@ def _spec(name: str, props: dict[str, Any], path: Path, where: str) -> FunctionS
     )
 
 
-def _code_dir(code_uri: Any, path: Path, where: str) -> Path:
+def _code_dir(code_uri: Any, path: Path, where: str, *, built: bool = False) -> Path:
+    """The function's code: a directory of the project; for a runtime whose code is built
+    (``built``: Go's bin/, Java's target/x.jar) also a jar file, or a path not built yet."""
     root = path.parent
     if code_uri is None:
         return root.resolve()
@@ -249,7 +277,9 @@ def _code_dir(code_uri: Any, path: Path, where: str) -> Path:
             path=path,
             field=where,
         )
-    if code_dir.is_dir():
+    if code_dir.is_dir() or (built and not code_dir.exists()):
+        return code_dir
+    if built and code_dir.is_file() and code_dir.suffix == ".jar":
         return code_dir
     # `cfn submit --dry-run` / `sam build` fill build/; before that the sources are in src/.
     if Path(code_uri.rstrip("/")).name == "build" and (root / "src").is_dir():

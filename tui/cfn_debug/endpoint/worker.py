@@ -10,6 +10,7 @@ invocation in hand until the worker's end-of-invocation sentinel line (see worke
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import socket
@@ -26,6 +27,9 @@ from cfn_debug.endpoint.debughook import MARK_PREFIX
 from cfn_debug.endpoint.forkserver import ForkedProcess, ForkServer, ForkServerError
 from cfn_debug.endpoint.logs import LogBuffer
 from cfn_debug.endpoint.runtime_api import Connection, Request, Transport, response_bytes
+from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
+from cfn_debug.endpoint.runtimes.base import BuildFailed
+from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.stopclock import StopClock
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker_main import SENTINEL as _SENTINEL_TEXT
@@ -71,6 +75,9 @@ class Invocation:
     #: Time the handler spent stopped in a debugger (not the handler's: see stopclock).
     stopped_s: float = 0.0
     debugger_quit: bool = False  # the user ended it from pdb (q)
+    #: Of the invocation's time, how long its runtime took to start (the Java runtime's JVM,
+    #: one per invocation: java_shim sends it with the answer), in ms; None: not told.
+    runtime_start_ms: float | None = None
     answered: threading.Event = field(default_factory=threading.Event)
     logs_closed: threading.Event = field(default_factory=threading.Event)
     #: The runtime's connection whose answer (POST .../response or .../error) still waits for
@@ -94,6 +101,7 @@ class Invocation:
             self.outcome, self.payload, self.error_type, self.exit_code = None, b"", None, None
             self.started = self.ended = 0.0
             self.stopped_s, self.debugger_quit = 0.0, False
+            self.runtime_start_ms = None
             self.answered = threading.Event()
             self.logs_closed = threading.Event()
 
@@ -120,6 +128,8 @@ def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str,
     wfile.write(response_bytes(status, body, headers))
 
 
+#: The header of an answer that says how long the runtime took to start (lower-case, as read).
+RUNTIME_START_HEADER = "cfn-debug-runtime-start-ms"
 _NOT_FOUND = b'{"errorMessage":"not found","errorType":"NotFound"}'
 _ACCEPTED = b'{"status":"OK"}'
 _BUSY = b'{"errorMessage":"another GET /next is waiting","errorType":"Conflict"}'
@@ -145,9 +155,13 @@ class Worker:
         python: Path | str | None = None,
         *,
         forks: ForkServer | None = None,
+        runtime: Runtime | None = None,
     ) -> None:
         self.spec = spec
-        self.python = str(python or sys.executable)
+        if runtime is None:
+            runtime = PythonRuntime(spec, spec.code_dir, RuntimeOptions())
+            runtime.python = str(python or sys.executable)
+        self.runtime = runtime
         self.forks = forks  # None: a plain process (no fork server for this environment)
         self.generation = generation
         self._parked: Connection | None = None  # a GET /next waiting for work
@@ -180,18 +194,29 @@ class Worker:
         return self._process.pid if self._process else None
 
     def start(self) -> None:
+        """Build what the runtime needs (runtime.prepare: cheap when nothing changed), then start
+        the process: through the fork server where there is one (forked for Python, exec'd for
+        other runtimes), else as a plain child process."""
+        runtime = self.runtime
+        try:
+            runtime.prepare()
+        except BuildFailed as failure:
+            self._build_failed(failure)
+            return
+        launch = runtime.launch(self._env)
         self.spawned_at = time.monotonic()
         self._process = None
         if self.forks is not None:
+            argv = None if runtime.forks_python else launch.argv
             try:
-                self._process = self.forks.spawn(self.spec.handler, self._env, self.spec.code_dir)
+                self._process = self.forks.spawn(self.spec.handler, launch.env, launch.cwd, argv)
             except ForkServerError:
                 self._process = None  # a plain process below: slower, as correct
         if self._process is None:
             self._process = subprocess.Popen(
-                [self.python, "-u", str(WORKER_MAIN), self.spec.handler],
-                cwd=self.spec.code_dir,
-                env=self._env,
+                launch.argv,
+                cwd=launch.cwd,
+                env=launch.env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -201,6 +226,16 @@ class Worker:
         threading.Thread(
             target=self._serve, name=f"worker-io-{self.spec.name}", daemon=True
         ).start()
+
+    def _build_failed(self, failure: BuildFailed) -> None:
+        """No process: the build failed. The invocation given to this worker ends as an init
+        error (Runtime.BuildError) whose log is the build's output."""
+        body = {"errorType": "Runtime.BuildError", "errorMessage": failure.detail, "trace": []}
+        self.init_error = (json.dumps(body).encode(), "Runtime.BuildError")
+        for line in failure.output:
+            self._pending.add(line)
+        self._transport.stop()
+        self.dead.set()
 
     def _grow_pipe(self) -> None:
         """Ask for a PIPE_BYTES output pipe: while an invocation runs its lines are read when it
@@ -245,6 +280,12 @@ class Worker:
         for line in pending.lines():
             invocation.logs.add(line)
         invocation.logs.aws_calls.extend(pending.aws_calls)  # aws-calls hook: made at import
+        if self._process is None and self.init_error is not None:  # the build failed
+            invocation.finish("init_error", *self.init_error)
+            invocation.logs_closed.set()
+            with self._lock:
+                self.current = None
+            return
         self.invocations += 1
         self.taken.clear()
         with self._lock:
@@ -306,6 +347,14 @@ class Worker:
         # The sentinel line was written before this request: read it now, so the endpoint finds
         # the logs closed when it wakes up for the answer.
         self._on_output()
+        if not self.runtime.writes_sentinel:
+            # A runtime without one (a plain aws-lambda-go binary): what it wrote before its
+            # answer is in the pipe, and was just read.
+            invocation.logs_closed.set()
+        started_ms = request.headers.get(RUNTIME_START_HEADER)
+        if started_ms is not None:
+            with contextlib.suppress(ValueError):
+                invocation.runtime_start_ms = max(float(started_ms), 0.0)
         kind = match.group("kind")
         if kind == "response":
             invocation.finish("response", body)

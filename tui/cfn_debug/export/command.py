@@ -15,6 +15,9 @@ from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import load_session
 from cfn_debug.export.source import runs_and_meta
 
+#: What _schema_path says for a hook's session: no writeOnly property to mask, nothing to warn.
+HOOK_PROJECT = Path("-hook-")
+
 
 def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
     """--schema, else the schema of the project the session ran (when it is still there)."""
@@ -28,8 +31,14 @@ def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
         return None
     from cfn_debug.project import find_schema, read_settings
 
-    type_name = read_settings(root).get("typeName")
-    return find_schema(root, type_name if isinstance(type_name, str) else None)
+    settings = read_settings(root)
+    type_name = settings.get("typeName")
+    found = find_schema(root, type_name if isinstance(type_name, str) else None)
+    from cfn_debug.hooks.project import is_hook_project
+
+    if is_hook_project(settings, found):  # a hook's schema has no writeOnly properties
+        return HOOK_PROJECT
+    return found
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +72,9 @@ def export_command(args: argparse.Namespace) -> int:
     reveal: bool = bool(args.reveal_write_only)
     schema_path = _schema_path(args.schema, meta)
     write_only: tuple[str, ...] = ()
-    if schema_path is not None:
+    if schema_path == HOOK_PROJECT:
+        pass
+    elif schema_path is not None:
         from cfn_debug.schema import load_schema
 
         write_only = tuple(sorted(load_schema(schema_path).write_only))

@@ -229,6 +229,9 @@ def write_html(
     )
     _write_meta(meta, masker, out)
     out.write("</header>\n")
+    from cfn_debug.export.scenario_report import scenarios_of, write_scenarios_html
+
+    write_scenarios_html(scenarios_of(meta), out)
     if len(runs) > 1:
         out.write("<nav><h3>Runs</h3><ul>\n")
         for i, run in enumerate(runs):

@@ -3,6 +3,7 @@
 ```
 {"format": "cfn-debug-transcript", "version": 1,
  "meta": {"project": ..., "endpoint": ..., "version": ..., "created": ...},
+ "scenarios": [scenario summary, ...],   (only when the session ran scenarios)
  "masking": {"credentials": "redacted", "write_only": "masked" | "revealed" | "unknown"},
  "runs": [RunRecord.to_dict(), ...]}
 ```
@@ -47,8 +48,13 @@ def write_json(
     runs: Iterable[RunRecord], meta: Mapping[str, Any], out: TextIO, masker: Masker
 ) -> None:
     """Write the transcript of ``runs`` (masked by ``masker``) to ``out``."""
+    meta = dict(meta)
+    scenarios = meta.pop("scenarios", None)
     out.write(f'{{"format": "{FORMAT}", "version": {VERSION}, "meta": ')
-    out.write(terminal_safe_json(json.dumps(dict(meta), ensure_ascii=False, default=str)))
+    out.write(terminal_safe_json(json.dumps(meta, ensure_ascii=False, default=str)))
+    if scenarios:  # the scenario results the session holds (cfn_debug.scenarios.summary)
+        out.write(', "scenarios": ')
+        out.write(terminal_safe_json(json.dumps(scenarios, ensure_ascii=False, default=str)))
     out.write(', "masking": ')
     out.write(json.dumps(masking_note(masker)))
     out.write(', "runs": [')
@@ -101,6 +107,11 @@ def transcript_from_data(data: Any, path: Path) -> Session:
         for i, run in enumerate(runs):
             check_run(run, path, f"runs[{i}]")
             records.append(RunRecord.from_dict(run))
+    scenarios = data.get("scenarios")
+    if scenarios is not None and not isinstance(scenarios, list):
+        raise JournalError("expected a list of scenario results", path=path, field="scenarios")
+    if scenarios:
+        meta = {**meta, "scenarios": scenarios}
     return session_from(records, meta, path)
 
 

@@ -5,7 +5,7 @@
 id); an invocation that produced no ProgressEvent (crash, timeout, unreachable, ...) is an
 ``<error>``; SHOULD findings, the step's AWS calls and the handler's log lines go to
 ``<system-out>``. Chain-level findings get a testcase of their own, "<event> chain". Times are
-seconds.
+seconds. Scenario results come first, one testcase per scenario (``export.scenario_report``).
 
 Handler output may hold characters XML 1.0 cannot carry at all (ANSI colour escapes, NULs): they
 are written as visible ``\\xNN`` escapes instead of making the file unreadable.
@@ -119,7 +119,7 @@ def _counts(run: RunRecord) -> tuple[int, int, int]:
     return tests, failures, errors
 
 
-def _write_suite(run: RunRecord, out: TextIO) -> None:
+def _write_suite(run: RunRecord, out: TextIO, project: str | None = None) -> None:
     tests, failures, errors = _counts(run)
     step_time = sum(s.duration_s for s in run.steps)
     name = f"{run.event_name} ({run.action.value})"
@@ -129,6 +129,7 @@ def _write_suite(run: RunRecord, out: TextIO) -> None:
         f'timestamp="{xml_attr(run.started_at)}">\n    <properties>\n'
     )
     for key, value in (
+        ("project", project),
         ("function", run.function_name),
         ("endpoint", run.endpoint),
         ("event_path", run.event_path),
@@ -159,10 +160,29 @@ def _write_suite(run: RunRecord, out: TextIO) -> None:
 def write_junit(
     runs: Iterable[RunRecord], meta: Mapping[str, Any], out: TextIO, masker: Masker
 ) -> None:
-    """Write the JUnit XML report of ``runs`` (masked by ``masker``) to ``out``."""
-    runs = list(runs)
-    tests = failures = errors = 0
+    """Write the JUnit XML report of ``runs`` (masked by ``masker``) to ``out``: the scenario
+    results ``meta`` carries first (one testcase per scenario; their chains are theirs), then a
+    suite per other run."""
+    from cfn_debug.export.scenario_report import (
+        scenario_run_ids,
+        scenarios_of,
+        write_scenario_suite,
+    )
+
+    scenarios = scenarios_of(meta)
+    theirs = scenario_run_ids(scenarios)
+    runs = [run for run in runs if run.run_id not in theirs]
+    projects = meta.get("run_projects")
+    projects = projects if isinstance(projects, dict) else {}
+    tests = failures = errors = skipped = 0
     total = 0.0
+    for summary in scenarios:
+        tests += 1
+        outcome = summary.get("outcome")
+        failures += outcome == "failed"
+        errors += outcome in ("blocked", "error")
+        skipped += outcome == "skipped"
+        total += float(summary.get("total_s") or 0.0)
     for run in runs:
         t, f, e = _counts(run)
         tests, failures, errors = tests + t, failures + f, errors + e
@@ -171,8 +191,10 @@ def write_junit(
     out.write(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<testsuites name="{xml_attr(name)}" tests="{tests}" failures="{failures}" '
-        f'errors="{errors}" skipped="0" time="{_time(total)}">\n'
+        f'errors="{errors}" skipped="{skipped}" time="{_time(total)}">\n'
     )
+    if scenarios:
+        write_scenario_suite(scenarios, out)
     for run in masker.runs(runs, models=False):
-        _write_suite(run, out)
+        _write_suite(run, out, projects.get(run.run_id))
     out.write("</testsuites>\n")

@@ -197,5 +197,8 @@ def write_markdown(
 ) -> None:
     """Write the Markdown transcript of ``runs`` (masked by ``masker``) to ``out``."""
     _write_header(meta, masker, out)
+    from cfn_debug.export.scenario_report import scenarios_of, write_scenarios_markdown
+
+    write_scenarios_markdown(scenarios_of(meta), out)
     for run in masker.runs(runs, models=False):
         _write_run(run, out)

@@ -233,6 +233,8 @@ def record_dict(value: Any) -> Any:
             item = getattr(value, name)
             # Most fields are strings, numbers or JSON payloads: no call for those.
             out[name] = item if type(item) in _SHARED else record_dict(item)
+        if out.get("verdict", "") is None:  # a run that is no hook's: as RunRecord.to_dict
+            del out["verdict"]
         return out
     if kind in _SHARED:
         return value
@@ -304,7 +306,7 @@ def _keep_enums(scrubbed: Any, original: Any, *keys: str) -> Any:
     return out
 
 
-_SUMMARY_PROGRESS = ("status", "errorCode", "message")
+_SUMMARY_PROGRESS = ("status", "hookStatus", "errorCode", "message")
 
 
 def _summary_step(step: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,13 @@ def runs_and_meta(session: Any) -> tuple[list[RunRecord], dict[str, Any]]:
         return list(session), {}
     runs = list(getattr(session, "runs", []))
     meta = getattr(session, "meta", None)
-    return runs, dict(meta) if isinstance(meta, dict) else {}
+    meta = dict(meta) if isinstance(meta, dict) else {}
+    scenarios = getattr(session, "scenarios", None)
+    if scenarios:
+        meta["scenarios"] = list(scenarios)
+    if len(getattr(session, "projects", ())) > 1:  # a reused journal: each run's own project
+        meta["run_projects"] = {run.run_id: session.project_of(run.run_id) for run in runs}
+    return runs, meta
 
 
 def session_from(runs: list[RunRecord], meta: dict[str, Any], path: Path | None) -> Session:
@@ -35,6 +41,14 @@ def session_from(runs: list[RunRecord], meta: dict[str, Any], path: Path | None)
         created=text("created"),
         path=path,
     )
+    scenarios = meta.get("scenarios")
+    if isinstance(scenarios, list):
+        session.scenarios = [s for s in scenarios if isinstance(s, dict)]
+    projects = meta.get("run_projects")
+    if isinstance(projects, dict):
+        session.run_projects = {
+            str(k): v if isinstance(v, str) else None for k, v in projects.items()
+        }
     if text("version"):
         session.version = meta["version"]
     return session

@@ -78,6 +78,7 @@ _RUN: _Spec = {
     "user_wait_s": (False, "a number of seconds", _is_number),
     "debugger_s": (False, "a number of seconds", _is_number),
     "replay_of": (False, "a string or null", _is_opt_str),
+    "verdict": (False, "a string or null (a hook's verdict)", _is_opt_str),
 }
 _STEP: _Spec = {
     "index": (True, "an integer", _is_int),
@@ -107,6 +108,12 @@ _RESULT: _Spec = {
     "logs": (False, "a list of strings", _is_str_list),
     "stopped_s": (False, "a number of seconds", _is_number),
     "debugger_quit": (False, "true or false", lambda v: isinstance(v, bool)),
+    "runtime_start_s": (
+        False,
+        "a number of seconds or null",
+        lambda v: v is None or _is_number(v),
+    ),
+    "aws_calls_note": (False, "a string or null", _is_opt_str),
 }
 _FINDING: _Spec = {
     "rule_id": (True, "a string", _is_str),

@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError, ExitCode
-from cfn_debug.options import add_aws_options, add_debug_options, add_target_options
+from cfn_debug.options import (
+    add_aws_options,
+    add_debug_options,
+    add_hook_settings_option,
+    add_target_options,
+)
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
@@ -34,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "every event the project has)",
     )
     add_target_options(parser)
+    add_hook_settings_option(parser)
     add_aws_options(parser)
     add_debug_options(parser)
     parser.add_argument("--json", action="store_true", help="print one machine-readable document")
@@ -98,6 +104,7 @@ def run_command(args: argparse.Namespace) -> int:
 def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from rich.console import Console
 
+    from cfn_debug.chain_end import inconclusive_runs
     from cfn_debug.console import ConsolePrinter, summary_line
     from cfn_debug.events import load_event
     from cfn_debug.records import EndReason, RunEnded, RunRecord
@@ -125,13 +132,16 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     workspace = open_workspace(args, console, debug)
     partial["workspace"] = workspace
     try:
-        events = _events_to_run(args, workspace, load_event)
+        events, run_notes = _events_to_run(args, workspace, load_event)
+        events = _with_type_configuration(args, workspace, events)
     except BaseException:
         workspace.close()
         raise
     # First, before any event: which AWS the handlers talk to.
     console.print(printable(workspace.describe_aws()), markup=False)
     notices = print_notices(console, workspace)
+    for note in run_notes:
+        console.print(printable(note), markup=False)
     if workspace.schema is not None:
         for line in schema_warning_lines(workspace.schema):
             console.print(line, markup=False, highlight=False)
@@ -144,6 +154,10 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
     async def run_all() -> None:
         for event in events:  # an inputs_N_update follows its create (Workspace.request_for)
+            skipped = workspace.inputs_chain.skip_reason(event)
+            if skipped is not None:
+                console.print(f"\n▷ {printable(event.name)}  {skipped}", markup=False)
+                continue
             async for chain_event in workspace.run(event, options):
                 if journal is not None:
                     journal.record(chain_event)
@@ -176,6 +190,8 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs) or _internal_errors(runs):
         return ExitCode.ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
+    if inconclusive_runs(runs):
+        return ExitCode.ERROR  # a chain the re-invoke cap stopped decided nothing: never a pass
     return ExitCode.FINDINGS if any(run.must_failures for run in runs) else ExitCode.OK
 
 
@@ -313,12 +329,26 @@ def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:
         console.print(note, markup=False, style="yellow")
 
 
-def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) -> list[Any]:
-    """The EVENT files (their placeholders filled from the workspace's exports), else every
-    event the project has; a file that would not load is an error (exit 2), not skipped."""
+def _events_to_run(
+    args: argparse.Namespace, workspace: Any, load_event: Any
+) -> tuple[list[Any], list[str]]:
+    """The EVENT files (their placeholders filled from the workspace's exports; an
+    inputs_N_update given without its create gets the create first, said in the lines
+    returned), else every event the project has; a file that would not load is an error
+    (exit 2), not skipped."""
     exports = workspace.project.exports
+    if args.events and workspace.hook is not None:
+        from cfn_debug.hooks.project import load_hook_event_file
+
+        return [load_hook_event_file(Path(path), exports) for path in args.events]
     if args.events:
-        return [load_event(Path(path), exports=exports) for path in args.events]
+        from cfn_debug.project import with_creates
+
+        given = [load_event(Path(path), exports=exports) for path in args.events]
+        events, notes = with_creates(
+            given, workspace.schema, lambda path: load_event(path, exports=exports)
+        )
+        return events, notes
     if workspace.project.event_errors:
         raise workspace.project.event_errors[0]
     if not workspace.project.events:
@@ -328,7 +358,28 @@ def _events_to_run(args: argparse.Namespace, workspace: Any, load_event: Any) ->
             path=workspace.project.root,
             field="EVENT",
         )
-    return lifecycle_order(workspace.project.events)
+    return lifecycle_order(workspace.project.events), []
+
+
+def _with_type_configuration(
+    args: argparse.Namespace, workspace: Any, events: list[Any]
+) -> list[Any]:
+    """--type-configuration: every event carries it (checked against the schema's
+    typeConfiguration definition first, as `scenario` checks it)."""
+    if not getattr(args, "type_configuration", None) or getattr(workspace, "hook", None):
+        return events  # a hook's settings are the hook workspace's (hooks.workspace)
+    import dataclasses
+
+    from cfn_debug.scenarios.command import type_configuration
+
+    config = type_configuration(args, workspace.schema)
+    return [
+        dataclasses.replace(
+            event,
+            normalized=dataclasses.replace(event.normalized, type_configuration=config),
+        )
+        for event in events
+    ]
 
 
 _LIFECYCLE = {"CREATE": 0, "READ": 1, "UPDATE": 2, "LIST": 3, "DELETE": 4}
@@ -348,7 +399,8 @@ def lifecycle_order(events: Sequence[EventSpec]) -> list[EventSpec]:
         index, event = indexed
         parent = event.path.parent if event.path else None
         inputs = parent is None or parent.name in INPUT_DIRS
-        return (directories[parent], 0 if inputs else _LIFECYCLE[event.action.value], index)
+        stage = 0 if inputs else _LIFECYCLE.get(event.action.value, 0)  # a hook's: file order
+        return (directories[parent], stage, index)
 
     return [event for _, event in sorted(enumerate(events), key=key)]
 
@@ -362,12 +414,17 @@ def _document(workspace: Any, runs: list[Any], masked: OutputMasker | None) -> d
         "cfn_debug": __version__,
         "endpoint": workspace.endpoint_label if workspace is not None else None,
         "aws": target.to_dict() if target is not None else None,
-        "type_name": schema.type_name if schema else None,
+        "type_name": schema.type_name if schema else _hook_type_name(workspace),
         "ok": must == 0 and not errors,
         "must_findings": must,
         "runs": [masked.run_dict(run) for run in runs] if masked is not None else [],
         "errors": errors,
     }
+
+
+def _hook_type_name(workspace: Any) -> str | None:
+    hook = getattr(workspace, "hook", None)
+    return hook.schema.type_name if hook is not None else None
 
 
 def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
@@ -394,5 +451,11 @@ def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
                 "run_id": run.run_id,
                 "message": message,
             }
+        )
+    from cfn_debug.chain_end import inconclusive_runs
+
+    for run, why in inconclusive_runs(runs):
+        errors.append(
+            {"kind": "inconclusive", "event": run.event_name, "run_id": run.run_id, "message": why}
         )
     return errors

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -29,6 +31,9 @@ DETAILS_HEADER = "x-cfn-debug-details"
 STOPPED_HEADER = "x-cfn-debug-stopped-ms"
 #: cfn-debug's endpoint: "quit" when the user ended the invocation from the debugger.
 DEBUGGER_HEADER = "x-cfn-debug-debugger"
+NESTED = "is nested too deep to read"
+#: The header cfn-debug's own endpoint says the runtime's start in (ms; the Java runtime's JVM).
+RUNTIME_START_HEADER = "x-cfn-debug-runtime-start-ms"
 #: Said once, on the first step, by an invoker whose endpoint gives neither logs nor AWS calls.
 NO_DETAILS_NOTE = (
     "[cfn-debug] {url} does not give cfn-debug the handler's logs or its AWS calls (sam local "
@@ -74,6 +79,7 @@ class LocalInvoker:
         *,
         logs: LogsHook | None = None,
         aws_calls: AwsCallsHook | None = None,
+        aws_calls_note: Callable[[str], str | None] | None = None,
         log_tail: bool = False,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
         connect_timeout_s: float = 3.0,
@@ -83,6 +89,8 @@ class LocalInvoker:
         self.label = self.base_url
         self._logs = logs
         self._aws_calls = aws_calls
+        #: function name -> what stands for its AWS calls when its runtime records none
+        self._aws_calls_note = aws_calls_note
         self._log_tail = log_tail
         self._noted_no_details = False
         self._details_client: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
@@ -229,12 +237,18 @@ class LocalInvoker:
         result.stopped_s = stopped_s
         result.debugger_quit = headers.get(DEBUGGER_HEADER) == "quit"
         result.logs = _decode_log_tail(headers.get("x-amz-log-result"))
+        started = headers.get(RUNTIME_START_HEADER)
+        if started is not None:
+            with contextlib.suppress(ValueError):
+                result.runtime_start_s = min(max(float(started) / 1000, 0.0), duration)
         if self._logs is not None and request_id:
             try:
                 result.logs = list(self._logs(request_id)) or result.logs
             except Exception as exc:  # a log hook must never lose the invocation's result
                 result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
         await self._add_details(result, headers.get(DETAILS_HEADER))
+        if self._aws_calls_note is not None and not result.aws_calls:
+            result.aws_calls_note = self._aws_calls_note(function_name)
         return result
 
     async def _add_details(self, result: InvokeResult, details: str | None) -> None:
@@ -267,10 +281,21 @@ class LocalInvoker:
         except (httpx.HTTPError, ValueError) as exc:
             result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
             return
+        except RecursionError:  # nested past what json reads: the step's answer is kept
+            result.logs = [*result.logs, f"[cfn-debug] could not read the logs: {path} {NESTED}"]
+            return
+        try:
+            self._take_details(details, path, response.status_code, result)
+        except RecursionError:
+            result.logs = [*result.logs, f"[cfn-debug] could not read the logs: {path} {NESTED}"]
+            result.aws_calls = []
+
+    def _take_details(self, details: Any, path: str, status: int, result: InvokeResult) -> None:
+        """The logs and AWS calls of a details answer, into ``result``."""
         if not isinstance(details, dict):
             result.logs = [
                 *result.logs,
-                f"[cfn-debug] could not fetch the logs: HTTP {response.status_code} from {path}",
+                f"[cfn-debug] could not fetch the logs: HTTP {status} from {path}",
             ]
             return
         logs = details.get("logs")
@@ -279,6 +304,9 @@ class LocalInvoker:
         calls = details.get("aws_calls")
         if isinstance(calls, list):
             result.aws_calls = calls_from_dicts(calls)
+        note = details.get("aws_calls_note")
+        if isinstance(note, str) and not result.aws_calls:
+            result.aws_calls_note = note
 
     async def aclose(self) -> None:
         details, self._details_client = self._details_client, None

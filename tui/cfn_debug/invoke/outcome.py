@@ -134,17 +134,25 @@ def classify(
             body_excerpt=excerpt(text),
             **base,
         )
-    is_error_object = isinstance(data, dict) and "errorMessage" in data and "status" not in data
+    is_error_object = (
+        isinstance(data, dict)
+        and "errorMessage" in data
+        and "status" not in data
+        and "hookStatus" not in data
+    )
     if function_error or is_error_object:
         message = data.get("errorMessage") if isinstance(data, dict) else None
         message = message if isinstance(message, str) else ""
         stack = data.get("stackTrace") if isinstance(data, dict) else None
+        if stack is None and isinstance(data, dict):
+            stack = data.get("trace")  # Lambda's Node runtime names the stack so
         if "Task timed out" in message or (_is_timeout_text(message) and not stack):
             return InvokeResult(OutcomeKind.TIMEOUT, error_message=message, **base)
         error_type = data.get("errorType") if isinstance(data, dict) else None
         missing = missing_module(error_type, message)
         if missing is not None:
-            return _missing_module(missing, message, base)
+            typo = _handler_module_typo(missing, message, base)
+            return typo if typo is not None else _missing_module(missing, message, base)
         return InvokeResult(
             OutcomeKind.CRASH,
             error_type=error_type if isinstance(error_type, str) else function_error or "Unhandled",
@@ -153,7 +161,8 @@ def classify(
             body_excerpt="" if isinstance(data, dict) else excerpt(body),
             **base,
         )
-    if isinstance(data, dict) and "status" in data:
+    if isinstance(data, dict) and ("status" in data or "hookStatus" in data):
+        # a hook's Lambda entry point answers hookStatus (cfn_debug.hooks)
         return InvokeResult(OutcomeKind.PROGRESS, progress=data, **base)
     if isinstance(data, dict):
         what = f"an object with keys {sorted(data)[:10]}"
@@ -205,6 +214,10 @@ def _exact_loads(body: bytes) -> Any:
 
 
 _NO_MODULE = re.compile(r"No module named '(?P<name>[^']+)'")
+#: Node's words for a package that is not installed; only a bare package name ("aws-sdk",
+#: "@aws-sdk/client-s3", "aws-sdk/clients/s3"), not the project's own files ("dist/handlers",
+#: "./models").
+_NO_NODE_MODULE = re.compile(r"Cannot find module '(?P<name>(?:@[^/.'][^/']*/)?[^./'][^']*)'")
 
 
 def missing_module(error_type: Any, message: str) -> str | None:
@@ -212,13 +225,55 @@ def missing_module(error_type: Any, message: str) -> str | None:
     if error_type != "Runtime.ImportModuleError":
         return None
     match = _NO_MODULE.search(message)
-    return match.group("name") if match else None
+    if match is not None:
+        return match.group("name")
+    match = _NO_NODE_MODULE.search(message)
+    if match is None or (not match.group("name").startswith("@") and "/" in match.group("name")):
+        return None
+    return "node:" + match.group("name")
+
+
+_IMPORTING = re.compile(r"Unable to import module '(?P<module>[^']+)'")
+
+
+def _handler_module_typo(missing: str, message: str, base: dict[str, Any]) -> InvokeResult | None:
+    """The module the function's Handler names is itself missing (``Unable to import module
+    'notes.handlers': No module named 'notes'``): a typo in template.yml's Handler (or a CodeUri
+    that points elsewhere), not a dependency to install. A function that could not be loaded
+    (CRASH with the runtime's error type: exit 2, never a finding), said so."""
+    match = _IMPORTING.search(message)
+    if match is None:
+        return None
+    module = match.group("module")
+    if missing != module and not module.startswith(missing + "."):
+        return None
+    return InvokeResult(
+        OutcomeKind.CRASH,
+        error_type="Runtime.ImportModuleError",
+        error_message=(
+            f"the Handler in template.yml names module {module!r}, and there is no {missing!r} "
+            "in the function's code directory: check the Handler's spelling (and its CodeUri)"
+        ),
+        **base,
+    )
 
 
 def _missing_module(module: str, message: str, base: dict[str, Any]) -> InvokeResult:
     """A module missing from the handler's environment: the environment's problem, not the
     handler's (DESIGN section 9), so an infrastructure outcome (the chain ends with ERROR, exit
     2, no finding) that names the module and how to install it."""
+    if module.startswith("node:"):
+        package = module[len("node:") :]
+        return InvokeResult(
+            OutcomeKind.HTTP_ERROR,
+            error_type="Runtime.ImportModuleError",
+            error_message=(
+                f"the handler's node_modules has no package {package!r} ({message}): name it in "
+                "the project's package.json dependencies (cfn-debug then installs them), or "
+                f"`npm install {package}` in the project"
+            ),
+            **base,
+        )
     top = module.split(".", 1)[0]
     return InvokeResult(
         OutcomeKind.HTTP_ERROR,

@@ -16,6 +16,7 @@ place between two steps therefore has another signature and is written again. En
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from cfn_debug.text.jsonfast import holds
@@ -126,16 +127,16 @@ class ModelRefs:
         self._written.pop(run_id, None)
 
 
-def restore_models(step: Any, refs: Any, steps: list[Any]) -> None:
+def restore_models(step: Any, refs: Any, by_index: Mapping[int, Any]) -> None:
     """Put back the models a journal line wrote as references (``model_refs``: place -> [index
-    of the step that wrote it, its place there]), sharing the one object."""
+    of the step that wrote it, its place there]), sharing the one object. ``by_index``: the run's
+    earlier steps by index, kept by the loader as it goes (a lookup, not a scan of the run)."""
     if not isinstance(refs, dict):
         raise ValueError("model_refs: expected an object")
     if any(where not in PLACES for where in refs):
         raise ValueError(f"model_refs: expected the places {' and '.join(PLACES)}")
     # the step itself too: its returned model may be the model of its own request (put back
     # first: the places are taken in order)
-    by_index = {**{s.index: s for s in steps}, step.index: step}
     for where in PLACES:
         if where not in refs:
             continue
@@ -147,7 +148,7 @@ def restore_models(step: Any, refs: Any, steps: list[Any]) -> None:
             or source[1] not in PLACES
         ):
             raise ValueError(f"model_refs: expected place: [step index, place], got {where!r}")
-        earlier = by_index.get(source[0])
+        earlier = step if source[0] == step.index else by_index.get(source[0])
         model = model_at(earlier, source[1]) if earlier is not None else None
         if not isinstance(model, dict):
             raise ValueError(f"model_refs: step {source[0]!r} has no {source[1]} model")

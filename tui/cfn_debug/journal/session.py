@@ -4,9 +4,13 @@ A journal is JSON Lines, one line per event as it happens, flushed per line so a
 killed terminal) loses at most the line being written:
 
     {"type": "session", "version": ..., "created": ..., "project": ..., "endpoint": ...}
-    {"type": "run_started", "run": {... no steps ...}}
+    {"type": "run_started", "run": {... no steps ...}, "project": ...}
     {"type": "step", "run_id": ..., "step": {...}}
     {"type": "run_ended", "run": {... no steps: they are on the step lines ...}}
+    {"type": "scenario_ended", "scenario": {... cfn_debug.scenarios.summary ...}}
+
+A run's ``project`` is that of the process that wrote it: a journal given twice with
+``--journal`` for two projects exports each run under its own.
 
 ``load_journal`` rebuilds the RunRecords with every completed step; a run without its
 ``run_ended`` line comes back with ``end_reason`` None (interrupted). A torn last line is reported
@@ -20,6 +24,7 @@ import fcntl
 import json
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,13 +57,32 @@ class Session:
     created: str | None = None
     path: Path | None = None
     problems: list[str] = field(default_factory=list)  # e.g. a torn last line, reported on load
+    #: scenario results as plain data (``cfn_debug.scenarios.summary``), in the order they ended
+    scenarios: list[dict[str, Any]] = field(default_factory=list)
+    #: run id -> the project of the journal header it was written under (a reused journal)
+    run_projects: dict[str, str | None] = field(default_factory=dict)
+
+    def project_of(self, run_id: str) -> str | None:
+        """The project ``run_id`` ran against (the session's, when the journal has one header)."""
+        return self.run_projects.get(run_id, self.project)
+
+    @property
+    def projects(self) -> list[str]:
+        """Every project the runs ran against, in order (more than one: a reused journal)."""
+        found: list[str] = []
+        for run in self.runs:
+            project = self.project_of(run.run_id)
+            if project is not None and project not in found:
+                found.append(project)
+        return found
 
     @property
     def meta(self) -> dict[str, Any]:
+        projects = self.projects
         return {
             k: v
             for k, v in (
-                ("project", self.project),
+                ("project", "; ".join(projects) if len(projects) > 1 else self.project),
                 ("endpoint", self.endpoint),
                 ("version", self.version),
                 ("created", self.created),
@@ -209,7 +233,10 @@ class Journal:
         elif isinstance(event, RunStarted):
             if self.endpoint is None and self._fd is None:
                 self.endpoint = event.run.endpoint
-            self.write({"type": "run_started", "run": redact(_run_head(event.run))})
+            entry = {"type": "run_started", "run": redact(_run_head(event.run))}
+            if self.project is not None:  # a journal may be reused for another project
+                entry["project"] = self.project
+            self.write(entry)
         elif isinstance(event, RunEnded):
             self._contexts.pop(event.run.run_id, None)
             self._models.forget(event.run.run_id)
@@ -404,6 +431,7 @@ def load_journal(path: Path) -> Session:
         raise JournalError(f"cannot read: {exc.strerror}", path=path) from None
     session = Session(path=path)
     runs: dict[str, RunRecord] = {}
+    indexes: dict[str, dict[int, Step]] = {}  # each run's steps by index, for references
     numbers = [i for i, line in enumerate(lines, 1) if line.strip()]
     if not numbers:
         raise JournalError("the file is empty; expected a journal or a transcript", path=path)
@@ -445,7 +473,7 @@ def load_journal(path: Path) -> Session:
                 f"{error.field}: {error.detail}", path=path, field=f"line {number}"
             ) from None
         try:
-            _apply(entry, session, runs)
+            _apply(entry, session, runs, indexes)
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise JournalError(
                 f"unexpected {entry.get('type', 'entry')!r} entry ({type(exc).__name__}: {exc})",
@@ -470,7 +498,15 @@ def _check_entry(entry: dict[str, Any], path: Path) -> None:
         check_step(entry.get("step"), path, "step")
 
 
-def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) -> None:
+def _apply(
+    entry: dict[str, Any],
+    session: Session,
+    runs: dict[str, RunRecord],
+    indexes: dict[str, dict[int, Step]] | None = None,
+) -> None:
+    """Apply one journal line. ``indexes``: each run's steps by index so far, for the references
+    a step line makes (one lookup each: loading stays linear in the number of steps)."""
+    indexes = {} if indexes is None else indexes
     kind = entry.get("type")
     if kind == "session":
         written = entry.get("format")
@@ -485,34 +521,45 @@ def _apply(entry: dict[str, Any], session: Session, runs: dict[str, RunRecord]) 
         session.created = entry.get("created")
     elif kind == "run_started":
         run = RunRecord.from_dict(entry["run"])
+        project = entry.get("project")  # the project of the process that wrote the run
+        session.run_projects[run.run_id] = project if isinstance(project, str) else session.project
         # until its run_ended line, a run is unfinished (interrupted, if none ever comes)
         run.steps, run.end_reason, run.final_status, run.chain_findings = [], None, None, []
         runs[run.run_id] = run
+        indexes[run.run_id] = {}
     elif kind == "step":
         run = runs[entry["run_id"]]
         step = Step.from_dict(entry["step"])
+        by_index = indexes.get(run.run_id)
+        if by_index is None:
+            by_index = indexes[run.run_id] = {s.index: s for s in run.steps}
         refs = entry.get("context_refs")
         if refs:
-            _restore_contexts(step, refs, run.steps)
+            _restore_contexts(step, refs, by_index)
         model_refs = entry.get("model_refs")
         if model_refs:
-            restore_models(step, model_refs, run.steps)
+            restore_models(step, model_refs, by_index)
         run.steps.append(step)
+        by_index[step.index] = step
     elif kind == "run_ended":
         ended = RunRecord.from_dict(entry["run"])
         known = runs.get(ended.run_id)
         ended.steps = known.steps if known is not None else []
         runs[ended.run_id] = ended
+    elif kind == "scenario_ended":
+        summary = entry.get("scenario")
+        if not isinstance(summary, dict) or not isinstance(summary.get("name"), str):
+            raise ValueError("expected a scenario summary with a name")
+        session.scenarios.append(summary)
     else:
         raise ValueError(f"unknown entry type {kind!r}")
 
 
-def _restore_contexts(step: Step, refs: Any, steps: list[Step]) -> None:
+def _restore_contexts(step: Step, refs: Any, by_index: Mapping[int, Step]) -> None:
     """Put back the callbackContexts a journal line wrote as references (``context_refs``: where
     -> index of the step that returned it), sharing the one object."""
     if not isinstance(refs, dict):
         raise ValueError("context_refs: expected an object")
-    by_index = {s.index: s for s in steps}
     for where, index in refs.items():
         source = by_index.get(index) if isinstance(index, int) else None
         progress = source.result.progress if source is not None else None

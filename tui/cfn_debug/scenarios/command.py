@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -125,10 +126,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print writeOnly property values instead of masking them",
     )
-    parser.add_argument(
+    uniqueness = parser.add_mutually_exclusive_group()
+    uniqueness.add_argument(
+        "--unique",
+        action="store_true",
+        help="give the identifiers the inputs write a per-run suffix (by default they are sent "
+        "as written; a create answered AlreadyExists is retried once with a suffix)",
+    )
+    uniqueness.add_argument(
         "--no-unique",
         action="store_true",
-        help="send identifiers as the inputs give them (no per-run suffix)",
+        help="never add a suffix, not even to retry a create answered AlreadyExists",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write the results as JUnit XML, one testcase per scenario (for CI)",
+    )
+    parser.add_argument(
+        "--journal",
+        metavar="FILE",
+        help="append the scenarios' runs and results to this session journal "
+        "(`cfn-debug export` reads it)",
     )
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
 
@@ -162,6 +181,7 @@ def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, An
     from cfn_debug.scenarios.results import Outcome
 
     workspace = partial.get("workspace")
+    hook = getattr(workspace, "hook", None)  # a hook project (cfn_debug.hooks)
     runner = partial.get("runner")
     results = partial.get("results", [])
     schema = workspace.schema if workspace is not None else None
@@ -181,7 +201,7 @@ def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, An
         "cfn_debug": __version__,
         "endpoint": workspace.endpoint_label if workspace is not None else None,
         "aws": target.to_dict() if target is not None else None,
-        "type_name": schema.type_name if schema else None,
+        "type_name": schema.type_name if schema else hook.schema.type_name if hook else None,
         "inputs": runner.inputs.source if runner is not None else None,
         "type_configuration": partial.get("type_configuration"),
         "ok": all(r.outcome in _OK for r in results) and not errors,
@@ -200,6 +220,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from rich.console import Console
 
     from cfn_debug.events import Shape
+    from cfn_debug.hooks.command import hook_scenario_command, is_hook_target
     from cfn_debug.scenarios.catalogue import SCENARIOS, select
     from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
     from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
@@ -207,6 +228,8 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     from cfn_debug.targets import chain_options, open_workspace
     from cfn_debug.text.terminal import printable
 
+    if is_hook_target(args):  # a hook project: the hook contract scenarios
+        return hook_scenario_command(args, partial)
     console = Console(stderr=args.json, highlight=False)
     if args.list:
         from cfn_debug.contract import rule
@@ -240,7 +263,9 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             shape=Shape(args.shape.replace("-", "_")) if args.shape else None,
             examples=args.examples,
             seed=args.seed,
-            unique=not getattr(args, "no_unique", False),
+            unique=False
+            if getattr(args, "no_unique", False)
+            else (True if getattr(args, "unique", False) else None),
             generate=bool(getattr(args, "generate", False)),
         )
         partial["type_configuration"] = options.type_configuration
@@ -269,16 +294,34 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
                 )
             )
 
+        journal = _open_journal(args, workspace)
+        write_only = workspace.schema.write_only if workspace.schema else ()
+        reveal = bool(getattr(args, "reveal_write_only", False))
+
         async def run_all() -> None:
+            from cfn_debug.records import ChainEvent
+            from cfn_debug.scenarios.summary import ENTRY_TYPE, scenario_summary
+
             async for event in runner.run([s.name for s in chosen]):
                 if printer is not None:
                     printer.handle(event)
+                if journal is not None and isinstance(event, ChainEvent):
+                    journal.record(event)
                 if isinstance(event, ScenarioEnded):
                     results.append(event.result)
+                    if journal is not None:  # writeOnly values masked: exports copy it as is
+                        summary = scenario_summary(event.result, write_only)
+                        journal.write({"type": ENTRY_TYPE, "scenario": summary})
 
-        asyncio.run(run_all())
+        try:
+            asyncio.run(run_all())
+        finally:
+            if journal is not None:
+                journal.close()
     finally:
         workspace.close()
+    if getattr(args, "junit", None):
+        _write_junit(Path(args.junit), results, workspace, reveal=reveal)
 
     if args.json:
         document = _document(args, partial)
@@ -300,6 +343,43 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     # a resource that must exist, an AWS moto lacks, a handler that refuses the input): nothing
     # was judged, so it is no finding either; the run could not do what it was asked
     return ExitCode.ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else ExitCode.OK
+
+
+def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
+    """--journal FILE: the journal the scenarios' runs and results are appended to."""
+    if not getattr(args, "journal", None):
+        return None
+    from cfn_debug.journal.session import Journal
+
+    return Journal(
+        Path(args.journal), project=str(workspace.project.root), endpoint=workspace.endpoint_label
+    )
+
+
+def _write_junit(path: Path, results: list[Any], workspace: Any, *, reveal: bool) -> None:
+    """--junit FILE: one testcase per scenario (export.scenario_report), written whole or not
+    at all (a temporary file beside it, then renamed)."""
+    import os
+    import tempfile
+
+    from cfn_debug.export.scenario_report import write_scenarios_junit
+    from cfn_debug.scenarios.summary import scenario_summary
+
+    write_only = workspace.schema.write_only if workspace.schema else ()
+    summaries = [scenario_summary(r, write_only, reveal=reveal) for r in results]
+    meta = {"project": str(workspace.project.root)}
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise CfnDebugError(f"cannot write: {exc.strerror}", path=path, field="--junit") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
+            write_scenarios_junit(summaries, meta, out)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise CfnDebugError(f"cannot write: {exc.strerror}", path=path, field="--junit") from None
 
 
 def _ok() -> frozenset[Any]:

@@ -31,6 +31,16 @@ from cfn_debug.schema import ResourceSchema, join_pointer
 _MAX_DEPTH = 8
 
 
+def _keep_out_of_the_project() -> None:
+    """Hypothesis keeps its files (.hypothesis/) under cfn-debug's state directory, never in
+    the working directory, which is usually the user's project."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    from cfn_debug.locations import state_dir
+
+    set_hypothesis_home_dir(state_dir() / "hypothesis")
+
+
 def _strategy(schema: ResourceSchema, node: Any, pointer: str, depth: int) -> Any:
     from hypothesis import strategies as st
     from hypothesis_jsonschema import from_schema
@@ -154,6 +164,7 @@ def create_strategy(schema: ResourceSchema) -> Any:
     """Create inputs: every property but the readOnly ones, the required ones always; only
     inputs the schema accepts as cfn-debug reads it (``input_errors``: ECMA-262 patterns at any
     depth), since each is sent as a valid input and a handler is judged on it."""
+    _keep_out_of_the_project()
     strategy = _strategy(schema, schema.raw, "", 0)
     return strategy.filter(lambda model: not schema.input_errors(model))
 
@@ -253,6 +264,8 @@ def search(
     """
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as with_seed
+
+    _keep_out_of_the_project()
 
     memo: dict[str, Attempt] = {}
     state = {"exhausted": False}

@@ -5,8 +5,9 @@ Sources, in `cfn test`'s order: the project's ``inputs/`` (or ``example_inputs/`
 over inputs generated from the schema; else the project's own CREATE and UPDATE events; else
 inputs generated from the schema alone.
 
-Identifiers the handler is given collide between scenarios (a second create of the same name is
-AlreadyExists), so :func:`make_unique` gives a per-run suffix to a string that is (part of) the
+What the user wrote is sent as written. Where a run needs a new name (a value cfn-debug
+generated, ``--unique``, or a create answered AlreadyExists for a written value: the scenario
+retries once), :func:`make_unique` gives a per-run suffix to a string that is (part of) the
 primary or an additional identifier and that the user sets (not readOnly), as long as the suffix
 cannot change what the value means: never to a reference to a pre-existing resource (the
 schema's ``relationshipRef``, a value that came from an export, ``--export`` or a ``{{...}}``
@@ -54,6 +55,12 @@ class ScenarioInputs:
     #: caller says came from an export or --export (ScenarioOptions.unique_exempt adds to these)
     unique_exempt: frozenset[str] = frozenset()
     from_files: bool = False  # read from inputs/ (or example_inputs/)
+
+    @property
+    def written(self) -> bool:
+        """Whether the user wrote these values (input files, the project's events) rather
+        than cfn-debug generating them: written values are sent as written."""
+        return self.from_files or not self.source.startswith("generated")
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -328,17 +335,30 @@ def unique_value(schema: ResourceSchema, model: dict[str, Any], name: str, suffi
     return value
 
 
+def retry_keys(
+    schema: ResourceSchema, model: dict[str, Any], exempt: frozenset[str] | set[str] = frozenset()
+) -> list[str]:
+    """The natural key a retry after AlreadyExists makes unique: the last part of the primary
+    identifier that may take a suffix (the parts before it usually name the parent the
+    resource lives in: a table, a bucket), else every natural key."""
+    keys = natural_keys(schema, model, exempt)
+    primary = [k for k in keys if _top_pointer(k) in schema.primary_identifier]
+    return primary[-1:] if primary else keys
+
+
 def make_unique(
     schema: ResourceSchema,
     model: dict[str, Any],
     suffix: str,
     exempt: frozenset[str] | set[str] = frozenset(),
+    only: list[str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """``model`` with its natural keys made unique, and the {name: new value} it changed.
-    ``exempt``: pointers of values that came from an export (pre-existing resources), kept."""
+    """``model`` with its natural keys (or ``only`` those) made unique, and the {name: new
+    value} it changed. ``exempt``: pointers of values that came from an export (pre-existing
+    resources), kept."""
     out = copy.deepcopy(model)
     changed: dict[str, str] = {}
-    for name in natural_keys(schema, out, exempt):
+    for name in only if only is not None else natural_keys(schema, out, exempt):
         new = unique_value(schema, out, name, suffix)
         if new != out[name]:
             out[name] = new

@@ -14,7 +14,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.contract.requested import requested_differences, short
+from cfn_debug.chain_end import inconclusive
+from cfn_debug.contract.requested import as_answered, requested_differences, short
 from cfn_debug.events import parse_event
 from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
 from cfn_debug.scenarios.inputs import (
@@ -23,6 +24,7 @@ from cfn_debug.scenarios.inputs import (
     identifier_model,
     identifier_text,
     make_unique,
+    retry_keys,
     unique_suffix,
 )
 from cfn_debug.scenarios.results import (
@@ -178,7 +180,9 @@ class Play:
         self.result = ScenarioResult(name, title)
         self.emit: Emit = (lambda _event: None) if quiet else emit
         self.suffix = unique_suffix()
-        self.create_input, self.unique_values = self.make_unique(runner.inputs.create)
+        self.create_input, self.unique_values = self.make_unique(
+            runner.inputs.create, generated=not runner.inputs.written
+        )
         self.live: dict[str, dict[str, Any]] = {}  # identifier key -> identifier to delete
         #: identifier key -> the last model the handler returned for it (what cleanup deletes
         #: with, as CloudFormation deletes with the whole model it holds)
@@ -187,12 +191,31 @@ class Play:
         #: generated-inputs' attempts: why the create cleanly FAILED (nothing to judge as a MUST)
         self.refused: str | None = None
 
-    def make_unique(self, model: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-        """``model`` with this run's suffix on its natural keys (unless --no-unique)."""
-        if not self.runner.options.unique:
+    def make_unique(
+        self, model: dict[str, Any], *, generated: bool = True
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """``model`` with this run's suffix on its natural keys: for values cfn-debug
+        generated, or with --unique; never with --no-unique (inputs.py's module docstring)."""
+        unique = self.runner.options.unique
+        if unique is False or (unique is None and not generated):
             return copy.deepcopy(model), {}
         exempt = self.runner.inputs.unique_exempt | self.runner.options.unique_exempt
-        return make_unique(self.schema, model, self.suffix, exempt)
+        only = None if generated else retry_keys(self.schema, model, exempt)
+        return make_unique(self.schema, model, self.suffix, exempt, only)
+
+    def _unique_retry(self) -> dict[str, Any] | None:
+        """The create input with a suffix, for one retry after AlreadyExists on values the
+        user wrote (the previous run's resource in the way); None when that is not allowed
+        (--no-unique, values made unique already) or changes nothing."""
+        if self.runner.options.unique is False or self.unique_values:
+            return None
+        exempt = self.runner.inputs.unique_exempt | self.runner.options.unique_exempt
+        only = retry_keys(self.schema, self.create_input, exempt)
+        retried, changed = make_unique(self.schema, self.create_input, self.suffix, exempt, only)
+        if not changed:
+            return None
+        self.create_input, self.unique_values = retried, changed
+        return retried
 
     # -- sending --
 
@@ -238,6 +261,11 @@ class Play:
                 run = chain_event.run
         assert run is not None  # run_chain always ends with RunEnded
         self.result.actions.append(ScenarioAction(label, purpose, run, waived))
+        why = inconclusive(run)
+        if why is not None and purpose is Purpose.SCENARIO:
+            from cfn_debug.errors import CfnDebugError
+
+            raise CfnDebugError(f"{label}: {why}")  # no verdict: the scenario stops, cleans up
         if run.end_reason is EndReason.ERROR:
             from cfn_debug.infrastructure import infrastructure_error
 
@@ -329,15 +357,22 @@ class Play:
             self.last_models.pop(key, None)
         return run
 
-    async def list_all(self, label: str = "list") -> Listing:
-        """Every page, following nextToken until it is null (or repeats, or the cap)."""
+    async def list_all(self, label: str = "list", model: dict[str, Any] | None = None) -> Listing:
+        """Every page, following nextToken until it is null (or repeats, or the cap).
+
+        Each page carries ``model`` (the resource the scenario is about; before it exists, the
+        create input) as its desiredResourceState, as `cfn test` sends the current model with
+        every LIST: a handler that lists within a parent (the objects of the model's bucket)
+        needs it."""
+        if model is None:
+            model = self.create_input
         listing = Listing()
         token: str | None = None
         seen: set[str] = set()
         cap = self.runner.options.max_list_pages
         for page in range(1, cap + 1):
             page_label = label if page == 1 else f"{label} (page {page})"
-            run = await self.chain(Action.LIST, None, page_label, next_token=token)
+            run = await self.chain(Action.LIST, model, page_label, next_token=token)
             listing.runs.append(run)
             progress = final_progress(run)
             if page == 1:
@@ -385,15 +420,54 @@ class Play:
         self, label: str = "create", *, token: str | None = None
     ) -> Created | None:
         created = await self.create(self.create_input, label, token=token)
+        if failed_with(created.run, "AlreadyExists") and self._unique_retry() is not None:
+            written = ", ".join(f"{k}={v}" for k, v in self.unique_values.items())
+            self.note(
+                f"{label} ended AlreadyExists for the values as written: retried once with a "
+                f"unique suffix ({written})"
+            )
+            created = await self.create(self.create_input, f"{label} (unique)", token=token)
         if succeeded(created.run) and created.identifier:
             return created
         if failed_with(created.run, "AlreadyExists") and self.runner.leaked:
             self.leak_skip(f"{label} ended {describe(created.run)}")
             return None
+        mine = self._session_made() if failed_with(created.run, "AlreadyExists") else None
+        if mine is not None:  # the session's own run made it: say so, delete it, try again
+            name, model = mine
+            text = identifier_text(self.schema.identifier_of(model))
+            self.note(
+                f"{label} ended {describe(created.run)}: {text} was created earlier in this "
+                f"session by {name}; deleting it (cleanup) and creating again"
+            )
+            removed = await self.delete(model, f"cleanup: delete {text}", Purpose.CLEANUP)
+            if succeeded(removed):  # (the workspace forgets it: Workspace._remember_model)
+                created = await self.create(self.create_input, f"{label} (again)", token=token)
+                if succeeded(created.run) and created.identifier:
+                    return created
+            else:
+                self.block(
+                    f"{label} ended {describe(created.run)}: {text}, created earlier in this "
+                    f"session by {name}, could not be deleted ({describe(removed)}): delete it, "
+                    "or run the scenarios without --no-unique"
+                )
+                return None
         if succeeded(created.run):
             self.block(f"{label} returned SUCCESS without a primary identifier: cannot go on")
         else:
             self.block(f"{label} ended {describe(created.run)}: the scenario needs it to succeed")
+        return None
+
+    def _session_made(self) -> tuple[str, dict[str, Any]] | None:
+        """The resource an event file's create made earlier in this session with the values
+        this create input asks for (its createOnly ones), if any."""
+        names = create_only_names(self.schema, self.create_input)
+        if not names:
+            return None
+        for entry in reversed(getattr(self.runner.workspace, "created", [])):
+            _, model = entry
+            if all(model.get(n) == self.create_input.get(n) for n in names):
+                return entry
         return None
 
     def update_request(self, created: Created) -> dict[str, Any]:
@@ -436,6 +510,7 @@ class Play:
         if model is None:
             self.verdict("scenario-read-back-equal", False, "read returned no resourceModel", label)
             return
+        model = as_answered(self.schema, final_progress(run), model)  # the Go plugin's strings
         problems = read_back_problems(self.schema, expected, model)
         if problems:
             text = "; ".join(t for _, t in problems[:6])

@@ -48,8 +48,10 @@ class ScenarioOptions:
     shrink_budget: int = 150  # generated-inputs: further runs allowed to shrink a failure
     seed: int | None = None  # generated-inputs: Hypothesis seed, for a reproducible search
     max_list_pages: int = 100
-    #: give identifiers the handler names a per-run suffix (--no-unique: False)
-    unique: bool = True
+    #: a per-run suffix on identifiers the handler names: None sends what the user wrote as
+    #: written (generated values get one; a create answered AlreadyExists is retried once with
+    #: one), True always (--unique), False never (--no-unique)
+    unique: bool | None = None
     #: model pointers whose values came from an export or --export: never made unique
     unique_exempt: frozenset[str] = frozenset()
     #: run generated-inputs with ``all`` even when the project has input files (--generate)
@@ -117,13 +119,16 @@ class ScenarioRunner:
             try:
                 stopped: str | None = None
                 for index, scenario in enumerate(chosen):
-                    if stopped is not None:
+                    applies = all(self.schema.has_handler(a) for a in scenario.needs)
+                    if stopped is not None and applies:
                         self._not_run(scenario, index, len(chosen), stopped, queue.put_nowait)
                         continue
                     result = await self.play(scenario, index, len(chosen), queue.put_nowait)
                     if _cannot_load(result):
                         # every other scenario would end the same way: say it once
                         stopped = f"not run: the function could not be loaded (see {scenario.name})"
+                    elif (why := _ends_every_scenario(result)) is not None:
+                        stopped = f"not run: {why} (see {scenario.name})"
             finally:
                 queue.put_nowait(done)
 
@@ -188,6 +193,28 @@ class ScenarioRunner:
         self.results.append(result)
         emit(ScenarioEnded(result))
         return result
+
+
+def _ends_every_scenario(result: ScenarioResult) -> str | None:
+    """What stopped ``result`` that every later scenario would meet the same way: a service or
+    operation the local AWS lacks, or the handler's library refusing the request (the same
+    create input, the same library)."""
+    if result.outcome is not Outcome.ERROR:
+        return None
+    from cfn_debug.infrastructure import infrastructure_error
+
+    for action in result.actions:
+        steps = action.run.steps
+        if not steps:
+            continue
+        why = infrastructure_error(steps[-1].result)
+        if why is None:
+            continue
+        if why.startswith("the local AWS could not serve "):
+            return why.split(" (", 1)[0]
+        if "cloudformation-cli-python-lib" in why:
+            return "the handler's library refused the request"
+    return None
 
 
 def _cannot_load(result: ScenarioResult) -> bool:

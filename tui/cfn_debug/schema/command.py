@@ -23,6 +23,7 @@ from typing import Any
 from cfn_debug.errors import ExitCode, SchemaError
 from cfn_debug.events import read_json
 from cfn_debug.schema import ResourceSchema, SchemaNote, join_pointer, schema_from_dict
+from cfn_debug.text.terminal import one_line, terminal_json
 
 #: Handler timeouts CloudFormation accepts for timeoutInMinutes (the meta-schema's bounds).
 TIMEOUT_RANGE = (2, 2160)
@@ -60,6 +61,12 @@ def check_schema_file(path: Path) -> SchemaReport:
     except SchemaError as error:
         note = SchemaNote("", "error", error.detail)
         return SchemaReport(path, False, notes=[note], unreadable=True)
+    from cfn_debug.hooks.schema import hook_schema_problems, looks_like_hook_schema
+
+    if looks_like_hook_schema(data):  # a hook's schema (cfn_debug.hooks)
+        type_name, problems = hook_schema_problems(data, path)
+        notes = [SchemaNote(pointer, level, message) for pointer, level, message in problems]
+        return SchemaReport(path, type_name is not None, type_name, notes=notes)
     try:
         schema = schema_from_dict(data, path=path, strict=False)
     except SchemaError as error:
@@ -70,7 +77,10 @@ def check_schema_file(path: Path) -> SchemaReport:
     except RecursionError:
         note = SchemaNote("", "error", "nested too deep for cfn-debug to walk")
         return SchemaReport(path, False, notes=[note])
+    from cfn_debug.schema.slips import slips
+
     notes = list(schema.notes)
+    notes.extend(SchemaNote(*slip) for slip in slips(data) if slip[1] != "error")
     notes.extend(_handler_notes(schema))
     notes.extend(_insertion_order_notes(schema))
     notes.extend(_compile_notes(schema))
@@ -178,11 +188,13 @@ def schema_warning_lines(schema: ResourceSchema) -> list[str]:
             f"schema warning: {where}: {departures} departure(s) from the resource provider "
             f"definition meta-schema (cfn-debug schema {where} lists them)"
         )
-    return lines
+    # Names, pointers and the file's path come from the schema file: never raw on a terminal.
+    return [one_line(line) for line in lines]
 
 
 def format_line(report: SchemaReport, note: SchemaNote) -> str:
-    return f"{report.path}: {note.pointer or '/'}: {note.level}: {note.message}"
+    """One line per note; what came from the file (its path, names, pointers) made printable."""
+    return one_line(f"{report.path}: {note.pointer or '/'}: {note.level}: {note.message}")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -200,7 +212,7 @@ def schema_command(args: argparse.Namespace) -> int:
             # as every --json document of cfn-debug: what went wrong, one line each
             "errors": [format_line(r, n) for r in reports for n in r.notes if n.level == "error"],
         }
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(terminal_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")
     else:
         for report in reports:
             for note in report.notes:

@@ -15,8 +15,12 @@ cfn-lint ships (``bench/schemas.py`` prints the figures again):
 - ``google-re2`` (linear time): for the patterns that could blow up (a repeated group that
   itself repeats or alternates, like ``^(a+)+$``), translated to RE2 syntax with ECMA's meaning
   of ``.``, ``\\s``, ``\\uXXXX`` and surrogate pairs. About 4x regress's cost per call, so only
-  there. A risky pattern RE2 cannot express (lookaround, back references) is matched by regress
-  on values of at most :data:`RISKY_MAX_LENGTH` characters, and not checked on longer ones.
+  there. Polynomial backtracking goes there too (:func:`super_linear`: two unbounded repeats,
+  or one in a pattern not anchored at its start); such a pattern RE2 cannot express is matched
+  by regress on values of at most :data:`POLYNOMIAL_MAX_LENGTH` characters. A pattern that can
+  blow up exponentially and RE2 cannot express (lookaround, back references) is matched by
+  regress on values of at most :data:`RISKY_MAX_LENGTH` characters, and not checked on longer
+  ones.
 
 A pattern no engine compiles (Java's inline ``(?i)``, say) is :attr:`EcmaPattern.problem`: the
 schema gets a SHOULD note and values are not checked against it. Where an answer cannot be had
@@ -32,6 +36,10 @@ import regress
 
 #: Longest value a risky pattern that only regress can compile is matched against.
 RISKY_MAX_LENGTH = 12
+
+#: Longest value matched by a pattern whose backtracking is polynomial (two unbounded repeats
+#: side by side, or one in a pattern not anchored at its start) when RE2 cannot express it.
+POLYNOMIAL_MAX_LENGTH = 256
 
 #: Repetition counts above this make a repeated group "unbounded" for :func:`can_blow_up`.
 _BIG_COUNT = 10
@@ -49,12 +57,13 @@ class EcmaPattern:
         self.problem: str | None = None
         self.engine = "none"
         self._short: Any = None  # a callable(str) -> truthy, for any value
-        self._long: Any = None  # when set, only values up to RISKY_MAX_LENGTH use _short
+        self._long: int | None = None  # when set, only values up to this length are checked
         compiled, mode, error = _compile_regress(source)
         if compiled is None:
             self.problem = f"not an ECMA-262 regular expression ({error})"
             return
-        if not can_blow_up(source):
+        exponential = can_blow_up(source)
+        if not exponential and not super_linear(source):
             self._short = compiled.find
             self.engine = f"regress ({mode} mode)"
             return
@@ -63,8 +72,16 @@ class EcmaPattern:
             self._short = linear
             self.engine = "re2 (linear time)"
             return
+        if not exponential:
+            self._short = compiled.find
+            self._long = POLYNOMIAL_MAX_LENGTH
+            self.engine = (
+                f"regress ({mode} mode), values up to {POLYNOMIAL_MAX_LENGTH} characters "
+                "(its backtracking grows polynomially with the value: longer values unchecked)"
+            )
+            return
         self._short = compiled.find
-        self._long = True
+        self._long = RISKY_MAX_LENGTH
         self.engine = f"regress ({mode} mode), values up to {RISKY_MAX_LENGTH} characters"
         self.problem = (
             "can backtrack catastrophically and has no linear-time equivalent (lookaround or "
@@ -84,7 +101,7 @@ class EcmaPattern:
         """Does the pattern match somewhere in ``text``? True when it cannot be told."""
         if self._short is None:
             return True
-        if self._long is not None and len(text) > RISKY_MAX_LENGTH:
+        if self._long is not None and len(text) > self._long:
             return True
         try:
             return self._short(text) is not None
@@ -173,6 +190,31 @@ def can_blow_up(source: str) -> bool:
         if quantifier is not None and quantifier > 1 and stack:
             stack[-1] = True
     return False
+
+
+def super_linear(source: str) -> bool:
+    """True when a backtracking engine may take more than linear time on some value: two or more
+    unbounded repeats (``^[a-z]+[a-z.-]*[a-z]+$`` is cubic on a long value that fails at its
+    end), or one in a pattern not anchored at its start (a search retries it at every position).
+    Over-approximate: a false True only costs the linear-time engine."""
+    unbounded = 0
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if c == "(":
+            i += 1
+            continue
+        if c == "\\":
+            i += 2
+        elif c == "[":
+            i = _class_end(source, i)
+        else:
+            i += 1
+        quantifier, i = _quantifier_at(source, i)
+        if quantifier is not None and quantifier > _BIG_COUNT:
+            unbounded += 1
+    anchored = source.startswith("^") and "|" not in source
+    return unbounded >= 2 or (unbounded == 1 and not anchored)
 
 
 def _class_end(source: str, start: int) -> int:

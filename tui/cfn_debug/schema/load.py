@@ -93,6 +93,16 @@ def schema_from_dict(data: Any, *, path: Path | None = None, strict: bool = True
     handlers = data.get("handlers", {})
     if not isinstance(handlers, dict):
         raise SchemaError("expected an object keyed by action", path=path, field="handlers")
+    from cfn_debug.schema.slips import ref_cycle
+
+    cycle = ref_cycle(data)
+    if cycle is not None:
+        raise SchemaError(
+            f"$ref cycle with nothing to validate ({cycle[1]}): expected the reference to "
+            "reach a schema (a type, properties, items)",
+            path=path,
+            field=cycle[0],
+        )
     depth = _nesting_depth(data)
     if depth > MAX_SCHEMA_DEPTH:
         raise SchemaError(

@@ -31,3 +31,20 @@ def printable(text: str) -> str:
 def is_printable(text: str) -> bool:
     """True when ``printable(text)`` would return ``text`` unchanged."""
     return _UNSAFE.search(text) is None
+
+
+def one_line(text: str) -> str:
+    """``printable(text)`` with newlines and tabs escaped as well: for a line made of names from
+    a file (a schema's property names, its path), which must stay one line on the terminal."""
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+# DEL and C1 controls: JSON lets them stand raw in a string (json.dumps with ensure_ascii=False
+# writes them so), and a terminal showing the document may act on them (U+009B is CSI).
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+
+
+def terminal_json(text: str) -> str:
+    """JSON text (``json.dumps``'s) with DEL and C1 controls written as ``\\u`` escapes: the same
+    JSON value, nothing a terminal acts on (C0 controls are always escaped by json.dumps)."""
+    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", text)

@@ -43,7 +43,7 @@ from cfn_debug.app.messages import (
 from cfn_debug.app.opening import workspace_notices
 from cfn_debug.app.render import Palette
 from cfn_debug.app.runview import RunView
-from cfn_debug.app.summary import landing_row
+from cfn_debug.app.summary import landing_row, run_summary
 from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
@@ -185,7 +185,8 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.live.workspace_error = None
         self.live.log.start(workspace)
         self.header.endpoint = workspace.endpoint_label
-        self.header.aws = str(getattr(workspace, "aws_description", "") or "")
+        target = workspace.aws_target
+        self.header.aws = target.short() if target is not None else "none"
         self._show_events(workspace)
         self.query_one(Notices).post_message(
             Notices.Show(workspace_notices(workspace), f"{workspace.project.root}")
@@ -247,7 +248,11 @@ class MainScreen(MainActions, MainStream, Screen[None]):
             EventsLoaded(list(workspace.events), root, errors, keep_cursor=reload)
         )
         schema = workspace.schema
-        self.header.type_name = schema.type_name if schema is not None else "(no schema)"
+        hook = getattr(workspace, "hook", None)
+        if hook is not None:
+            self.header.type_name = f"{hook.schema.type_name} (hook)"
+        else:
+            self.header.type_name = schema.type_name if schema is not None else "(no schema)"
 
     def _show_function(self, index: int) -> None:
         workspace = self.live.workspace
@@ -304,6 +309,11 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.header.function = run.function_name
         self._run_shown()
         self.tell(partial(RunEnded, self.view, landing_row(self.view.steps)), *RUN_WIDGETS)
+        # what the live run said when it ended: its outcome and why it stopped
+        text, hint, tone = run_summary(run)
+        if run.end_reason is None:
+            text = f"Interrupted: the session ended before this run did. {text}"
+        self.say(Prompt(text, f"{hint}  (A saved session: read-only.)", tone))
 
     # --- keys: what works where -----------------------------------------------------------
 

@@ -586,6 +586,13 @@ class ScenariosScreen(ModalScreen[None]):
                 "Close this screen (Esc) and wait for the endpoint, or fix the project.",
                 "error",
             )
+        elif getattr(self.workspace, "hook", None) is not None:  # a hook (cfn_debug.hooks)
+            self._progress(
+                "A hook's contract scenarios run headless: cfn-debug scenario all --project "
+                f"{self.workspace.project.root}",
+                "These are a resource type's scenarios; close this screen (Esc).",
+                "warn",
+            )
         elif self.workspace.schema is None:
             self._progress(
                 "Scenarios need the resource schema: none found in the project.",
@@ -687,7 +694,7 @@ class ScenariosScreen(ModalScreen[None]):
         self.start([name])
 
     def action_run_all(self) -> None:
-        self.start([s.name for s in SCENARIOS])
+        self.start(["all"])  # what `cfn-debug scenario all` runs (ScenarioRunner.chosen)
 
     def start(self, names: Sequence[str]) -> None:
         """Run ``names`` (catalogue order) with the type configuration the controls say."""
@@ -716,6 +723,7 @@ class ScenariosScreen(ModalScreen[None]):
         except CfnDebugError as error:
             self._progress(f"Not started: {error}", "Fix it and press r again.", "error")
             return
+        names = [s.name for s in runner.chosen(names)]
         self.runner = runner
         self.generation += 1
         self.running, self.cancelling, self.failed = True, False, False
@@ -730,7 +738,11 @@ class ScenariosScreen(ModalScreen[None]):
     async def _run(self, generation: int, runner: ScenarioRunner, names: list[str]) -> None:
         """Feed the stream to the screen. Stops after the scenario in play when cancelled."""
         try:
+            log = getattr(getattr(self.app, "live", None), "log", None)
+            write_only = self.workspace.schema.write_only if self.workspace.schema else ()
             async for event in runner.run(names):
+                if log is not None:  # journaled on the worker's side, as the dashboard's runs
+                    _journal(log, event, write_only)
                 self.post_message(ScenarioUpdate(generation, event))
                 if isinstance(event, ScenarioEnded) and runner.control.cancelled:
                     break
@@ -818,3 +830,15 @@ class ScenariosScreen(ModalScreen[None]):
         if self.running and self.runner is not None:
             self.runner.cancel()
         self.dismiss(None)
+
+
+def _journal(log: Any, event: Any, write_only: Any) -> None:
+    """A scenario's chain events, and its result when it ends, in the session journal."""
+    from cfn_debug.records import ChainEvent
+
+    if isinstance(event, ChainEvent):
+        log.record(event)
+    elif isinstance(event, ScenarioEnded):
+        from cfn_debug.scenarios.summary import scenario_summary
+
+        log.record_scenario(scenario_summary(event.result, write_only))

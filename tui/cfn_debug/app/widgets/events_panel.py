@@ -36,8 +36,8 @@ def _action_name(event: EventSpec) -> str:
 def event_source(event: EventSpec, root: Path | None) -> str:
     """The folder an event came from, relative to the project when it can be."""
     path = getattr(event, "path", None)
-    if path is None:
-        return "edited"
+    if path is None:  # made in code: a hook's generated target models, or edited in the session
+        return "generated" if event.name.startswith("generated/") else "edited"
     parent = Path(path).parent
     if root is not None:
         try:

@@ -1,4 +1,4 @@
-"""The top line: type name, endpoint and function, replay mode, watch state."""
+"""The top line: type name, replay mode, watch state, endpoint and function, which AWS."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ class SessionHeader(Static):
     function: reactive[str] = reactive("-")
     mode: reactive[str] = reactive("auto")
     watch: reactive[bool] = reactive(False)
-    #: Which AWS the handlers talk to (local with its URL, real with profile and account, or
-    #: none), as the workspace describes it; empty until the engine offers a description.
+    #: Which AWS the handlers talk to (``AwsTarget.short``: local moto, an endpoint, a real
+    #: account, or none); empty until the workspace is open.
     aws: reactive[str] = reactive("")
 
     def __init__(self, *, deterministic: bool = False, id: str | None = None) -> None:
@@ -25,8 +25,16 @@ class SessionHeader(Static):
         self._deterministic = deterministic
 
     def render(self) -> Text:
+        # What the keys change first (mode, watch), so a narrow terminal still shows them; the
+        # long parts (endpoint, function, AWS) last, where the line is cut.
         endpoint = printable(scrub(self.endpoint) if self._deterministic else self.endpoint)
         text = Text(f" {printable(self.type_name)}", style="bold")
+        text.append("  │  ", style="dim")
+        text.append("mode ", style="dim")
+        text.append(self.mode, style="bold")
+        text.append("  │  ", style="dim")
+        text.append("watch ", style="dim")
+        text.append("on" if self.watch else "off", style="bold" if self.watch else "")
         text.append("  │  ", style="dim")
         text.append(endpoint)
         text.append(" → ", style="dim")
@@ -35,10 +43,4 @@ class SessionHeader(Static):
             text.append("  │  ", style="dim")
             text.append("AWS ", style="dim")
             text.append(printable(scrub(self.aws) if self._deterministic else self.aws))
-        text.append("  │  ", style="dim")
-        text.append("mode ", style="dim")
-        text.append(self.mode, style="bold")
-        text.append("  │  ", style="dim")
-        text.append("watch ", style="dim")
-        text.append("on" if self.watch else "off", style="bold" if self.watch else "")
         return text

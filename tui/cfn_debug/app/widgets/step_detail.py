@@ -286,7 +286,8 @@ class StepDetail(Vertical):
         if tab == "aws":
             head = Text(f"AWS calls of step #{step.index}", style="bold")
             calls = getattr(step, "aws_calls", None) or []
-            return Group(head, aws_calls_renderable(calls, p, deterministic=det))
+            note = step.result.aws_calls_note
+            return Group(head, aws_calls_renderable(calls, p, deterministic=det, note=note))
         return Text(scrub(tab) if det else tab)
 
 

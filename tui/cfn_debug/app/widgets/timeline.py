@@ -29,6 +29,7 @@ from cfn_debug.app.render import (
     format_duration,
     status_text,
     step_status,
+    timing_style,
 )
 from cfn_debug.app.runview import RunView
 from cfn_debug.records import Step
@@ -42,6 +43,9 @@ STREAM_FLUSH_S = 0.25
 #: What matters first comes first: at 80 columns the status, duration and findings stay in view
 #: (the action is the chain's, named in the border title too).
 COLUMNS = ("#", "Status", "Duration (limit)", "Findings", "Delay", "Changed", "Action")
+#: The same columns in a narrow timeline (an 80-column terminal): short labels and the duration
+#: without its bar, so Delay, Changed and Action stay in view.
+NARROW_COLUMNS = ("#", "Status", "Time", "Find", "Delay", "Chg", "Action")
 #: Marks the READ cfn-debug sends after a CREATE/UPDATE SUCCESS (Step.origin "read-back").
 READ_BACK_MARK = "↩"
 READ_BACK_LEGEND = f"{READ_BACK_MARK} read-back: cfn-debug's own READ after the SUCCESS"
@@ -51,8 +55,9 @@ def is_read_back(step: Step) -> bool:
     return getattr(step, "origin", None) == "read-back"
 
 
-#: Duration bars by the timeline's width: (narrower than, bar width); else BAR_WIDEST.
-BAR_WIDTHS = ((72, 8), (150, 16))
+#: Duration bars by the timeline's width: (narrower than, bar width); else BAR_WIDEST. Width 0:
+#: no bar, the narrow columns.
+BAR_WIDTHS = ((60, 0), (72, 8), (150, 16))
 BAR_WIDEST = 32
 
 
@@ -95,8 +100,13 @@ class Timeline(DataTable[Text]):
             self._placing = False
 
     def on_mount(self) -> None:
-        for label in COLUMNS:
-            self.add_column(label, key=label)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        for key, label in zip(
+            COLUMNS, NARROW_COLUMNS if self.bar_width == 0 else COLUMNS, strict=True
+        ):
+            self.add_column(label, key=key)
 
     # --- messages ---------------------------------------------------------------------------
 
@@ -131,8 +141,16 @@ class Timeline(DataTable[Text]):
     def on_resize(self) -> None:
         width = next((w for below, w in BAR_WIDTHS if self.size.width < below), BAR_WIDEST)
         if width != self.bar_width:
+            narrow = (width == 0) != (self.bar_width == 0)
             self.bar_width = width
-            self.redraw()
+            if narrow:  # the labels change with the cells
+                follow, row = self.follow, self.cursor_row
+                self.clear(columns=True)
+                self._add_columns()
+                self.show_steps(list(self.steps), row)
+                self.follow = follow
+            else:
+                self.redraw()
 
     def row_cells(self, step: Step) -> list[Text]:
         p = self.palette
@@ -158,6 +176,12 @@ class Timeline(DataTable[Text]):
                 p,
                 width=self.bar_width,
                 deterministic=self._deterministic,
+            )
+            if self.bar_width
+            else Text(
+                format_duration(step.duration_s, deterministic=self._deterministic),
+                style=timing_style(step.duration_s / step.limit_s if step.limit_s > 0 else 0.0, p),
+                justify="right",
             ),
             Text(str(findings), style=f"bold {p.error}" if findings else p.muted, justify="right"),
             Text(delay, style=p.muted, justify="right"),
@@ -258,6 +282,8 @@ class Timeline(DataTable[Text]):
             else:
                 status = "running"
             parts.append(status)
+            if view.ended and run.verdict is not None:  # a hook's verdict, apart from findings
+                parts.append(f"verdict: {run.verdict}")
         else:
             parts.append("starting")
         if view.rerun is not None:

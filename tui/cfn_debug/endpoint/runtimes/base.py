@@ -89,6 +89,12 @@ class Runtime(ABC):
         """The worker process for ``env`` (the Lambda environment, AWS_LAMBDA_RUNTIME_API
         included): the runtime adds to it and drops nothing."""
 
+    def adapt_request(self, body: bytes) -> bytes:
+        """The invocation's payload as this runtime's handlers take it (the Go and Java plugins
+        take only HandlerRequests: they convert sam-style events); may raise
+        handler_request.RequestRefused, which the endpoint answers as an HTTP error."""
+        return body
+
     def source_dir(self) -> Path:
         """The sources whose change makes the warm workers stale."""
         return self.spec.code_dir

@@ -231,7 +231,7 @@ class NodeRuntime(Runtime):
             build = self._needs_build()
             if install:
                 lock = (self.package_root / "package-lock.json").is_file()
-                self._run(["ci"] if lock else ["install"], "installing the dependencies")
+                self._run(["ci"] if lock else ["install"], "installing the dependencies of")
                 self._run_install_check()
             if build:
                 self._run(["run", "build"], "building")
@@ -260,7 +260,7 @@ class NodeRuntime(Runtime):
         if report is not None:
             from cfn_debug.endpoint.pyenv import EnvProgress
 
-            report(EnvProgress("build", f"{what} of {self.package_root.name} ({shown}) ..."))
+            report(EnvProgress("build", f"{what} {self.package_root.name} ({shown}) ..."))
         env = dict(os.environ)
         env["PATH"] = f"{self.node.parent}{os.pathsep}{env.get('PATH', '')}"
         env.setdefault("npm_config_update_notifier", "false")

@@ -28,8 +28,9 @@ type Progress = ProgressEvent<ResourceModel, CallbackContext>;
 
 // Every item this type writes carries the mark (LIST finds the notes by it).
 const MARK = 'cfndebug-fixture-tsnote';
-// The planted contract fault cfn-debug's tests look for: deleting a note whose title starts
-// with this answers SUCCESS with the model, which a DELETE must never return.
+// The planted contract fault cfn-debug's tests look for (sample_events/fault-delete-returns-
+// model.json): deleting a note whose title starts with this answers SUCCESS with the model,
+// which a DELETE must never return.
 const PLANTED = 'planted-';
 
 // The DynamoDB client of the AWS SDK for JavaScript v3, with the caller's credentials from the
@@ -61,7 +62,7 @@ function key(model: ResourceModel): [string, Item] {
 }
 
 function toModel(table: string, item: Item): ResourceModel {
-    return new ResourceModel({
+    return ResourceModel.deserialize({
         TableName: table,
         Title: item.pk.S.split('#').slice(1).join('#'),
         Text: item.text.S,
@@ -134,7 +135,7 @@ class Resource extends BaseResource<ResourceModel> {
             console.log('the same request again: the note it made is the answer');
         }
         return success(
-            new ResourceModel({ TableName: table, Title: model.title, Text: model.text || '' })
+            new ResourceModel({ tableName: table, title: model.title, text: model.text || '' })
         );
     }
 
@@ -181,7 +182,7 @@ class Resource extends BaseResource<ResourceModel> {
                 Item: { ...pk, text: { S: model.text || '' }, mark: { S: MARK }, token: existing.token },
             })
         );
-        return success(new ResourceModel({ TableName: table, Title: model.title, Text: model.text }));
+        return success(new ResourceModel({ tableName: table, title: model.title, text: model.text }));
     }
 
     @handlerEvent(Action.Delete)
@@ -194,6 +195,9 @@ class Resource extends BaseResource<ResourceModel> {
     ): Promise<Progress> {
         const model = new ResourceModel(request.desiredResourceState);
         const [table, pk] = key(model);
+        if (model.title.startsWith(PLANTED)) {
+            return success(model); // the planted fault: a DELETE that returns its model
+        }
         try {
             await dynamodb(session, request.region).send(
                 new DeleteItemCommand({
@@ -207,9 +211,6 @@ class Resource extends BaseResource<ResourceModel> {
                 throw new exceptions.NotFound(ResourceModel.TYPE_NAME, `${table}|${model.title}`);
             }
             throw error;
-        }
-        if (model.title.startsWith(PLANTED)) {
-            return success(model); // the planted fault: a DELETE that returns its model
         }
         return success(null);
     }

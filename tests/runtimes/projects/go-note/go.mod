@@ -1,0 +1,3 @@
+module github.com/cfn-debug/go-note
+
+go 1.19

@@ -1,0 +1,41 @@
+"""Answers that look like a handler's but say nothing about its contract (found trying
+published types: SPRT::CrossStack::Executor, SPRT::ApiGateway::Deployment)."""
+
+from __future__ import annotations
+
+from cfn_debug.aws_calls import AwsCall
+from cfn_debug.infrastructure import infrastructure_error
+from cfn_debug.records import InvokeResult, OutcomeKind
+
+
+def _failed(message: str, calls: list[AwsCall] | None = None) -> InvokeResult:
+    progress = {"status": "FAILED", "errorCode": "InternalFailure", "message": message}
+    return InvokeResult(OutcomeKind.PROGRESS, 0.1, progress=progress, aws_calls=calls or [])
+
+
+def test_xml_botocore_cannot_parse_is_the_local_aws() -> None:
+    """moto echoed a generated role name with characters XML cannot hold; AWS would have
+    refused the name. The handler's exception was a MUST handler-exception."""
+    call = AwsCall(
+        "sts",
+        "AssumeRole",
+        http_status=200,
+        error_code="ResponseParserError",
+        error_message="Unable to parse response (not well-formed (invalid token): line 1, "
+        "column 811), invalid XML received. Further retries may succeed:\nb'<AssumeRole...",
+    )
+    why = infrastructure_error(_failed("", [call]))
+    assert why is not None and "sts AssumeRole" in why and "XML botocore cannot parse" in why
+
+
+def test_an_unreachable_aws_passed_on_as_the_message() -> None:
+    """botocore 1.17 (pinned by the type) ignores AWS_ENDPOINT_URL: the handler called real
+    AWS, unreachable here, and the library passed the error on as the message. That was a MUST
+    scenario-update-not-found."""
+    message = 'Could not connect to the endpoint URL: "https://apigateway.us-east-1.amazonaws.com/"'
+    why = infrastructure_error(_failed(message))
+    assert why is not None and "could not reach AWS" in why and "AWS_ENDPOINT_URL" in why
+
+
+def test_a_handler_failure_is_still_the_handlers() -> None:
+    assert infrastructure_error(_failed("Parameter validation failed")) is None
