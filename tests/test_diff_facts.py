@@ -74,7 +74,7 @@ _element = st.dictionaries(
 def test_pieces_are_the_elements_own_encodings(values: list[Any]) -> None:
     raw = exact(values)
     assert raw is not None
-    pieces = diff._pieces(values, raw)
+    pieces = diff.encodings._pieces(values, raw)
     if all(type(v) is dict for v in values):
         assert pieces is not None or b"},{" in b"".join(exact(v) or b"" for v in values)
     if pieces is not None:
@@ -86,9 +86,9 @@ def test_pieces_are_the_elements_own_encodings(values: list[Any]) -> None:
 def _plain() -> Iterator[None]:
     """Nothing kept across steps, and marshal's fingerprints only (the path before the facts)."""
     with (
-        mock.patch.object(diff, "_RECENT", []),
-        mock.patch.object(diff, "_RECENT_PAIRS", {}),
-        mock.patch.object(diff, "_pieces", lambda values, raw: None),
+        mock.patch.object(diff.encodings, "_RECENT", []),
+        mock.patch.object(diff.encodings, "_RECENT_PAIRS", {}),
+        mock.patch.object(diff.encodings, "_pieces", lambda values, raw: None),
     ):
         yield
 
@@ -167,7 +167,10 @@ def test_a_chain_of_steps_gives_what_the_plain_path_gives(
     chain = [json.loads(json.dumps(request))]
     for step in steps:
         chain.append(_next_model(chain[-1], step, rnd))
-    with mock.patch.object(diff, "_RECENT", []), mock.patch.object(diff, "_RECENT_PAIRS", {}):
+    with (
+        mock.patch.object(diff.encodings, "_RECENT", []),
+        mock.patch.object(diff.encodings, "_RECENT_PAIRS", {}),
+    ):
         previous = None
         for model in chain:
             model = json.loads(json.dumps(model))  # parsed afresh, as each answer is
@@ -186,7 +189,10 @@ def test_a_new_invalid_element_is_found_among_valid_ones_known_from_the_step_bef
     """Of an array like one found valid, only the elements it lacks are validated: an invalid
     one among them is still found, at its own index."""
     request = {"Name": "n", "Items": _items(300), "Labels": []}
-    with mock.patch.object(diff, "_RECENT", []), mock.patch.object(diff, "_RECENT_PAIRS", {}):
+    with (
+        mock.patch.object(diff.encodings, "_RECENT", []),
+        mock.patch.object(diff.encodings, "_RECENT_PAIRS", {}),
+    ):
         first = json.loads(json.dumps(request))
         assert SCHEMA.model_errors(first, encodings=Encodings()) == []
         second = json.loads(json.dumps(request))
@@ -201,7 +207,10 @@ def test_booleans_told_from_a_pair_match_a_scan() -> None:
     """An array's booleans told from a kept pair with an array holding none are what a scan of
     its encoding finds (a true in a new element, a "true" in a string, none at all)."""
     for new_value in ("plain", True, "true", "false story"):
-        with mock.patch.object(diff, "_RECENT", []), mock.patch.object(diff, "_RECENT_PAIRS", {}):
+        with (
+            mock.patch.object(diff.encodings, "_RECENT", []),
+            mock.patch.object(diff.encodings, "_RECENT_PAIRS", {}),
+        ):
             before = _items(300)
             after = list(reversed(copy.deepcopy(before)))
             after[7]["Value"] = new_value

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.events import (
-    PLACEHOLDER_CREDENTIALS,
     PayloadDefaults,
     Shape,
     build_payload,

@@ -231,7 +231,7 @@ def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp
     assert diff.step_encodings(step) is not None
     with Journal(tmp_path / "from-step.jsonl") as journal:
         journal.record(StepCompleted("r1", step))
-    diff._STEP_ENCODINGS.clear()
+    diff.encodings._STEP_ENCODINGS.clear()
     with Journal(tmp_path / "afresh.jsonl") as journal:
         journal.record(StepCompleted("r1", step))
     line = (tmp_path / "from-step.jsonl").read_bytes().splitlines()[1]

@@ -184,7 +184,7 @@ def step_calls(
     cleaned = calls_from_dicts(redact_call_dicts((call.to_dict() for call in calls), values))
     error_text = crash
     if not error_text:
-        from cfn_debug.contract.tracebacks import last_traceback
+        from cfn_debug.text.tracebacks import last_traceback
 
         found = last_traceback(logs)
         error_text = found.exception if found is not None else None

@@ -20,20 +20,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
 from cfn_debug.errors import CfnDebugError, EventError
-from cfn_debug.filesafe import read_text
 from cfn_debug.records import RESOURCE_ACTIONS, Action
-from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 DEFAULT_REGION = "us-east-1"
 DEFAULT_ACCOUNT = "123456789012"
-#: Credentials put in requests when no --profile is given: they look like AWS keys (so handler
-#: code that parses them does not choke) and are redacted like real ones.
-PLACEHOLDER_CREDENTIALS: dict[str, str] = {
-    "accessKeyId": "AKIACFNDEBUGEXAMPLE0",
-    "secretAccessKey": "cfn-debug-placeholder",
-    "sessionToken": "cfn-debug-placeholder",
-}
 _ACTIONS = ", ".join(a.value for a in RESOURCE_ACTIONS)  # a hook's points: cfn_debug.hooks
 
 
@@ -112,40 +104,6 @@ class EventSpec:
 
 
 # --- reading -------------------------------------------------------------------------------
-
-
-def read_json(path: Path, error: type[CfnDebugError] = EventError) -> Any:
-    """Parse a JSON file; syntax errors name the line and column.
-
-    Only a regular file is read (a FIFO or a device is refused before reading: no hang), and an
-    integer over Python's digit limit is a one-line error, not a ValueError.
-    """
-    try:
-        text = read_text(path)
-    except FileNotFoundError:
-        raise error("no such file", path=path) from None
-    except IsADirectoryError:
-        raise error("expected a JSON file, found a directory", path=path) from None
-    except UnicodeDecodeError as exc:
-        raise error(f"expected UTF-8 text: {exc.reason} at byte {exc.start}", path=path) from None
-    except OSError as exc:
-        raise error(f"cannot read: {exc.strerror}", path=path) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise error(
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=path
-        ) from None
-    except ValueError as exc:
-        if not is_digit_limit(exc):
-            raise
-        raise error(TOO_MANY_DIGITS, path=path) from None
-    except RecursionError:
-        raise error(
-            "expected JSON nested at most a few hundred levels deep: this file nests deeper "
-            "than the JSON reader can follow",
-            path=path,
-        ) from None
 
 
 def load_event(path: Path, *, name: str | None = None, exports: Any = None) -> EventSpec:

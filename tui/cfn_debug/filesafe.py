@@ -9,10 +9,14 @@ in place between the check and the open cannot hang it either.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+from cfn_debug.errors import CfnDebugError, EventError
+from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -89,3 +93,37 @@ def open_regular(path: str | Path) -> BinaryIO:
         file.close()
         raise
     return file
+
+
+def read_json(path: Path, error: type[CfnDebugError] = EventError) -> Any:
+    """Parse a JSON file; syntax errors name the line and column.
+
+    Only a regular file is read (a FIFO or a device is refused before reading: no hang), and an
+    integer over Python's digit limit is a one-line error, not a ValueError.
+    """
+    try:
+        text = read_text(path)
+    except FileNotFoundError:
+        raise error("no such file", path=path) from None
+    except IsADirectoryError:
+        raise error("expected a JSON file, found a directory", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise error(f"expected UTF-8 text: {exc.reason} at byte {exc.start}", path=path) from None
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror}", path=path) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path=path
+        ) from None
+    except ValueError as exc:
+        if not is_digit_limit(exc):
+            raise
+        raise error(TOO_MANY_DIGITS, path=path) from None
+    except RecursionError:
+        raise error(
+            "expected JSON nested at most a few hundred levels deep: this file nests deeper "
+            "than the JSON reader can follow",
+            path=path,
+        ) from None

@@ -95,7 +95,7 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         return None
     if message not in _LIBRARY_EXCEPTION_MESSAGES:
         return None
-    from cfn_debug.contract.tracebacks import last_traceback
+    from cfn_debug.text.tracebacks import last_traceback
 
     found = last_traceback(result.logs)
     if found is None:

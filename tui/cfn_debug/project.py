@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.errors import CfnDebugError, EventError, ProjectError
-from cfn_debug.events import EventSpec, event_from_model, load_event, read_json
-from cfn_debug.filesafe import read_text
+from cfn_debug.events import EventSpec, event_from_model, load_event
+from cfn_debug.filesafe import read_json, read_text
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:

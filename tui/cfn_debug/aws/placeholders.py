@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import CfnDebugError, EventError
-from cfn_debug.filesafe import read_text
+from cfn_debug.filesafe import read_json, read_text
 
 #: rpdk's own pattern (rpdk/core/test.py), so the same files fill the same way.
 PATTERN = re.compile(r"{{([-A-Za-z0-9:\s]+?)}}")
@@ -184,11 +184,9 @@ _MARKER = "\\u0000cfn-debug-placeholder-{}"  # JSON text: the string starts with
 def read_json_bare(
     path: Path, error: type[CfnDebugError] = EventError
 ) -> tuple[Any, dict[str, str]]:
-    """The JSON of ``path`` (``events.read_json``), and the markers of the placeholders that
+    """The JSON of ``path`` (``filesafe.read_json``), and the markers of the placeholders that
     stand outside a JSON string (marker -> name, for :func:`fill`'s ``bare``). A file that is
     not JSON keeps ``read_json``'s error unless its placeholders are all that makes it so."""
-    from cfn_debug.events import read_json
-
     try:
         return read_json(path, error), {}
     except CfnDebugError as first:

@@ -14,6 +14,7 @@ from typing import Any
 from cfn_debug.aws.placeholders import Exports, parse_export_options
 from cfn_debug.aws.setup_stack import SetupProgress, SetupResult
 from cfn_debug.aws.target import AwsTarget
+from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
 from cfn_debug.errors import CfnDebugError
 
 DEFAULT_REGION = "us-east-1"
@@ -304,8 +305,6 @@ def _exports_loader(
                 session = boto3.Session(profile_name=profile, region_name=region)
                 client = session.client("cloudformation", endpoint_url=url)
             else:
-                from cfn_debug.events import PLACEHOLDER_CREDENTIALS
-
                 client = _client("cloudformation", url, region, PLACEHOLDER_CREDENTIALS)
             return list_exports(client)
         except (BotoCoreError, ClientError) as error:

@@ -12,10 +12,11 @@ from typing import Any
 from cfn_debug.contract.chain_checks import CHAIN_CHECKS, ChainContext
 from cfn_debug.contract.checks import STEP_CHECKS, unknown_fields, without_echoes
 from cfn_debug.contract.context import StepContext
-from cfn_debug.contract.rules import CATALOGUE, CHAIN, STEP, Rule, rule
-from cfn_debug.contract.tracebacks import FoundTraceback, last_traceback
+from cfn_debug.contract.rule import CHAIN, STEP, Rule
+from cfn_debug.contract.rules import CATALOGUE, rule
 from cfn_debug.records import Action, EndReason, Finding, Level, Step
 from cfn_debug.schema import ResourceSchema
+from cfn_debug.text.tracebacks import FoundTraceback, last_traceback
 
 __all__ = [
     "CATALOGUE",

@@ -27,7 +27,6 @@ from cfn_debug.contract.requested import (
     short,
     typed_as_sent,
 )
-from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.diff import canonical_key
 from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import Action, OutcomeKind
@@ -40,6 +39,7 @@ from cfn_debug.schema import (
     split_pointer,
 )
 from cfn_debug.text.jsonfast import holds
+from cfn_debug.text.tracebacks import last_traceback
 
 Problems = list[tuple[str | None, str]]
 Check = Callable[[StepContext], Problems]

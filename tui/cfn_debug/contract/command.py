@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from cfn_debug.contract import CATALOGUE, explain, rule
-from cfn_debug.contract.rules import Rule
+from cfn_debug.contract.rule import Rule
 from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
 from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.records import Action

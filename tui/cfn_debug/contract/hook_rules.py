@@ -8,7 +8,7 @@ the Lambda Hooks page of the CloudFormation Hooks User Guide (said in our words)
 
 from __future__ import annotations
 
-from cfn_debug.contract.rules import Rule
+from cfn_debug.contract.rule import Rule
 from cfn_debug.records import Action, Level
 
 HOOK = "hook"

@@ -10,18 +10,15 @@ reports unknown ProgressEvent fields at SHOULD (see its check).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from cfn_debug.contract.hook_rules import HOOK_RULES
+from cfn_debug.contract.rule import CHAIN, READ_BACK, STEP, Rule
+from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
 from cfn_debug.records import RESOURCE_ACTIONS, Action, Level
 
 ALL = frozenset(RESOURCE_ACTIONS)
 MUTATING = frozenset({Action.CREATE, Action.UPDATE, Action.DELETE})
 CREATE_UPDATE = frozenset({Action.CREATE, Action.UPDATE})
 READ_LIST = frozenset({Action.READ, Action.LIST})
-
-STEP = "step"
-CHAIN = "chain"
-READ_BACK = "read-back"  # checked against the READ cfn-debug sends after a SUCCESS
 
 #: "MUST pass all resource contract tests": the rules `cfn test` itself asserts.
 _CONTRACT_TESTS = (
@@ -62,29 +59,6 @@ _READ_ONLY = (
     "The model MUST contain all properties that have values, including any properties that have "
     "default values, and any readOnlyProperties as defined in the resource schema."
 )
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One rule of the catalogue: what it enforces, for which actions, at which level."""
-
-    id: str
-    level: Level
-    actions: frozenset[Action]
-    title: str
-    contract: str
-    scope: str  # STEP: checked on every invocation; CHAIN: once for the whole chain
-    #: why the level is what it is, where it was changed (or chosen against the obvious
-    #: reading): `cfn-debug rules` and the README show it beside the level
-    level_reason: str = ""
-
-    def contract_for(self, action: Action) -> str:
-        """The contract sentences that name ``action`` (all of them when none names one)."""
-        lines = self.contract.splitlines()
-        named = [line for line in lines if any(f"`{a.value.lower()}`" in line for a in Action)]
-        mine = [line for line in named if f"`{action.value.lower()}`" in line]
-        unnamed = [line for line in lines if line not in named]
-        return "\n".join(mine + unnamed) if mine or unnamed else self.contract
 
 
 def _rule(
@@ -354,7 +328,9 @@ CATALOGUE: tuple[Rule, ...] = (
     ),
 )
 
-_BY_ID = {r.id: r for r in CATALOGUE}
+#: Every rule by id: the catalogue's, the contract scenarios' sequence-level rules and the hook
+#: contract's rules.
+_BY_ID = {r.id: r for r in CATALOGUE + SEQUENCE_RULES + HOOK_RULES}
 
 
 def rule(rule_id: str) -> Rule:
@@ -364,13 +340,3 @@ def rule(rule_id: str) -> Rule:
     except KeyError:
         raise KeyError(f"no contract rule {rule_id!r}; known: {', '.join(_BY_ID)}") from None
 
-
-# The contract scenarios' sequence-level rules (scope "scenario"): rule(id) finds them too.
-from cfn_debug.contract.sequence_rules import SEQUENCE_RULES  # noqa: E402
-
-_BY_ID.update({r.id: r for r in SEQUENCE_RULES})
-
-# The hook contract's rules (scope "hook"): rule(id) finds them too.
-from cfn_debug.contract.hook_rules import HOOK_RULES  # noqa: E402
-
-_BY_ID.update({r.id: r for r in HOOK_RULES})

@@ -1,6 +1,6 @@
 """The sequence-level rules: what only a sequence of calls shows (the contract scenarios).
 
-Same :class:`~cfn_debug.contract.rules.Rule` as the step and chain rules, with scope
+Same :class:`~cfn_debug.contract.rule.Rule` as the step and chain rules, with scope
 ``"scenario"``: ``contract`` holds the handler contract's own sentences, one per line, verbatim;
 ``actions`` are the actions whose response a rule judges. :data:`HOW` says how each is checked
 (what :func:`cfn_debug.contract.explain` gives for the step rules). The checks themselves live
@@ -9,7 +9,7 @@ in :mod:`cfn_debug.scenarios`.
 
 from __future__ import annotations
 
-from cfn_debug.contract.rules import Rule
+from cfn_debug.contract.rule import Rule
 from cfn_debug.records import Action, Level
 
 SCENARIO = "scenario"

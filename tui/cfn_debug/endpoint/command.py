@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
-from cfn_debug.events import read_json
+from cfn_debug.filesafe import read_json
 from cfn_debug.options import (
     add_aws_options,
     add_debug_options,

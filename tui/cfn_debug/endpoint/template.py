@@ -18,8 +18,7 @@ from typing import Any
 import yaml
 
 from cfn_debug.errors import ProjectError
-from cfn_debug.events import read_json
-from cfn_debug.filesafe import read_text
+from cfn_debug.filesafe import read_json, read_text
 from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 TEMPLATE_NAMES = ("template.yml", "template.yaml")

@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cfn_debug.events import DEFAULT_ACCOUNT, DEFAULT_REGION, PLACEHOLDER_CREDENTIALS, Shape
+from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
+from cfn_debug.events import DEFAULT_ACCOUNT, DEFAULT_REGION, Shape
 from cfn_debug.hooks.events import HookEventSpec
 
 HOOK_TYPE_VERSION = "00000001"

@@ -76,7 +76,7 @@ def hook_settings(
     if given:
         path = Path(given).expanduser()
         if path.is_file():
-            from cfn_debug.events import read_json
+            from cfn_debug.filesafe import read_json
 
             return HookSettings(hook_model_from_configuration(read_json(path), path), str(path))
         try:
@@ -91,7 +91,7 @@ def hook_settings(
     for candidate in (*(r / PROJECT_TYPE_CONFIGURATION for r in roots), CLI_TYPE_CONFIGURATION):
         path = candidate.expanduser()
         if path.is_file():
-            from cfn_debug.events import read_json
+            from cfn_debug.filesafe import read_json
 
             return HookSettings(hook_model_from_configuration(read_json(path), path), str(path))
     definition = schema.configuration_schema or {}

@@ -19,7 +19,7 @@ from cfn_debug.contract.hook_rules import (
     LAMBDA_HOOK_LIMIT_S,
     LAMBDA_HOOK_MAX_IN_PROGRESS,
 )
-from cfn_debug.contract.rules import Rule
+from cfn_debug.contract.rule import Rule
 from cfn_debug.records import Finding, InvokeResult, Level, OutcomeKind, Step
 
 __all__ = ["HOOK_RULES", "LAMBDA_HOOK_LIMIT_S", "check_hook_chain", "check_hook_step", "verdict_of"]
@@ -167,7 +167,7 @@ def _failed(
     result: InvokeResult, progress: dict[str, Any], index: int, has_delay: bool, delay: Any
 ) -> list[Finding]:
     from cfn_debug.aws_calls import failed_call_note
-    from cfn_debug.contract.tracebacks import last_traceback
+    from cfn_debug.text.tracebacks import last_traceback
 
     findings: list[Finding] = []
     code = progress.get("errorCode")

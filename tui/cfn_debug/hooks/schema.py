@@ -138,7 +138,7 @@ def hook_schema_from(data: Any, path: Path | None) -> HookSchema:
 
 
 def load_hook_schema(path: Path) -> HookSchema:
-    from cfn_debug.events import read_json
+    from cfn_debug.filesafe import read_json
 
     return hook_schema_from(read_json(path, SchemaError), path)
 

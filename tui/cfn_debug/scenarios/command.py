@@ -33,7 +33,7 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
     if given:
         source: Path | None = Path(given) if _names_a_file(given) else None
         if source is not None:
-            from cfn_debug.events import read_json
+            from cfn_debug.filesafe import read_json
 
             loaded = read_json(source)
         else:

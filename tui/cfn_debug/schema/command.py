@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import ExitCode, SchemaError
-from cfn_debug.events import read_json
+from cfn_debug.filesafe import read_json
 from cfn_debug.schema import ResourceSchema, SchemaNote, join_pointer, schema_from_dict
 from cfn_debug.text.terminal import one_line, terminal_json
 

@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
+
 REDACTED = "***REDACTED***"
 
 #: Keys whose value is a secret wherever they appear.
@@ -94,8 +96,6 @@ def credential_values(payload: Any) -> tuple[str, ...]:
     ``callerCredentials``/``providerCredentials``) and at secret keys beside them; values shorter
     than 16 characters and cfn-debug's own placeholders are left out.
     """
-    from cfn_debug.events import PLACEHOLDER_CREDENTIALS
-
     placeholders = set(PLACEHOLDER_CREDENTIALS.values())
     found: list[str] = []
 
