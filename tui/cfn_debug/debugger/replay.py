@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.contract.tracebacks import last_traceback
 from cfn_debug.events import EventSpec, parse_event
 from cfn_debug.records import ChainEvent, Finding, RunEnded, RunRecord, RunStarted, Step
 from cfn_debug.text.redact import REDACTED
+from cfn_debug.text.tracebacks import last_traceback
 
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 #: Directories of installed code: a frame there is a library's, not the handler's.
