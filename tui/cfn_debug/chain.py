@@ -417,6 +417,10 @@ async def run_chain(
             end_reason = EndReason.CANCELLED
             break
         result = _share_repeated_context(outcome, context)
+        if result.stopped_s:
+            # Stopped in a debugger: not the handler's time (nor against timeoutInMinutes).
+            run.debugger_s += result.stopped_s
+            t0 += result.stopped_s
 
         reinvoke = result.kind is OutcomeKind.PROGRESS and result.status == "IN_PROGRESS"
         requested = _delay_of(result) if reinvoke else 0.0
@@ -437,10 +441,16 @@ async def run_chain(
             previous_steps=run.steps,
             callback_delay_s=wait,
         )
+        if result.debugger_quit:  # the user ended it from the debugger: no finding on it
+            step.findings = []
         run.steps.append(step)
         if step.result.kind is not result.kind:  # too deep to inspect: nothing to replay
             result, reinvoke = step.result, False
         yield StepCompleted(run.run_id, step)
+
+        if result.debugger_quit:
+            end_reason = EndReason.CANCELLED
+            break
 
         if result.kind in (OutcomeKind.UNREACHABLE, OutcomeKind.HTTP_ERROR):
             end_reason = EndReason.ERROR

@@ -196,6 +196,8 @@ class ConsolePrinter:
             line.append(f"  JVM start {step.result.runtime_start_s:.2f} s", style="dim")
         if step.callback_delay_s:
             line.append(f"  delay {step.callback_delay_s:g} s", style="dim")
+        if step.result.stopped_s:
+            line.append(f"  stopped in the debugger {step.result.stopped_s:.1f} s", style="dim")
         if step.origin:  # cfn-debug's own invocation (cfn_debug.readback), not the event's
             line.append(f"  ({step.action.value} {step.origin} by cfn-debug)", style="dim italic")
         self.console.print(line)

@@ -144,3 +144,23 @@ def add_aws_options(parser: argparse.ArgumentParser, *, env_vars: bool = True) -
             help="JSON file of the handlers' environment variables, as `sam local --env-vars` "
             "takes it",
         )
+
+
+def add_debug_options(parser: argparse.ArgumentParser) -> None:
+    """--debug-port and --break-at, on a command that starts the embedded endpoint."""
+    group = parser.add_argument_group("debugger")
+    group.add_argument(
+        "--debug-port",
+        type=port_number,
+        metavar="PORT",
+        help="the handler's worker listens with debugpy on 127.0.0.1:PORT and waits for an IDE "
+        "to attach (VS Code: a launch.json entry is printed) before it runs the handler",
+    )
+    group.add_argument(
+        "--break-at",
+        action="append",
+        default=[],
+        metavar="FILE:LINE",
+        help="stop in pdb at this line of the handler (repeatable); needs a terminal (or the "
+        "dashboard)",
+    )

@@ -87,6 +87,11 @@ class InvokeResult:
     aws_calls: list[AwsCall] = field(
         default_factory=list, compare=False, metadata={"transient": True}
     )
+    #: Time the handler spent stopped in a debugger, taken out of duration_s (the endpoint's
+    #: X-Cfn-Debug-Stopped-Ms).
+    stopped_s: float = 0.0
+    #: The user ended this invocation from the debugger (pdb's q): not the handler's crash.
+    debugger_quit: bool = False
 
     @property
     def handler_s(self) -> float:
@@ -243,6 +248,10 @@ class RunRecord:
     total_s: float = 0.0
     #: Step mode: the time the chain waited for the user to advance (not in total_s).
     user_wait_s: float = 0.0
+    #: The time its handlers spent stopped in a debugger (not in total_s nor any duration).
+    debugger_s: float = 0.0
+    #: "RUN_ID#INDEX": this run replays that step under the debugger (the dashboard's b).
+    replay_of: str | None = None
     #: A hook's verdict on its target (allowed, refused, ...: cfn_debug.hooks.rules.verdict_of);
     #: None for a resource handler's run
     verdict: str | None = None
@@ -270,6 +279,8 @@ class RunRecord:
             "chain_findings": [f.to_dict() for f in self.chain_findings],
             "total_s": self.total_s,
             "user_wait_s": self.user_wait_s,
+            "debugger_s": self.debugger_s,
+            "replay_of": self.replay_of,
             **({"verdict": self.verdict} if self.verdict is not None else {}),
         }
 
@@ -289,6 +300,8 @@ class RunRecord:
             chain_findings=[Finding.from_dict(f) for f in data.get("chain_findings", [])],
             total_s=data.get("total_s", 0.0),
             user_wait_s=data.get("user_wait_s", 0.0),
+            debugger_s=data.get("debugger_s", 0.0),
+            replay_of=data.get("replay_of"),
             verdict=data.get("verdict"),
         )
 

@@ -4,6 +4,7 @@ the engine takes: checked chain limits and an open Workspace."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,7 @@ from cfn_debug.errors import CfnDebugError
 
 if TYPE_CHECKING:
     from cfn_debug.chain import ChainOptions
+    from cfn_debug.debugger.options import DebugOptions
     from cfn_debug.workspace import Workspace
 
 
@@ -29,10 +31,13 @@ def chain_options(args: argparse.Namespace) -> ChainOptions:
     )
 
 
-def open_workspace(args: argparse.Namespace, console: Any = None) -> Workspace:
+def open_workspace(
+    args: argparse.Namespace, console: Any = None, debug: DebugOptions | None = None
+) -> Workspace:
     """The project, schema, endpoint and AWS the target options name; ``close()`` it when done.
 
-    ``console`` (Rich) shows the local AWS starting and the setup stack's progress.
+    ``console`` (Rich) shows the local AWS starting and the setup stack's progress, and the
+    launch.json entry when ``debug`` asks for --debug-port.
     """
     from cfn_debug.aws.session import AwsOptions
     from cfn_debug.env_progress import console_env_progress
@@ -45,7 +50,7 @@ def open_workspace(args: argparse.Namespace, console: Any = None) -> Workspace:
 
         progress = SetupProgressPrinter(console)
     with console_env_progress() as env_progress:
-        return Workspace.open(
+        workspace = Workspace.open(
             Path(args.project) if args.project else None,
             endpoint=args.endpoint,
             function_name=args.function_name,
@@ -57,5 +62,16 @@ def open_workspace(args: argparse.Namespace, console: Any = None) -> Workspace:
             on_env_progress=env_progress,
             aws=aws,
             progress=progress,
+            debug=debug,
             type_configuration=getattr(args, "type_configuration", None),
         )
+    if debug is not None and debug.port is not None and workspace.embedded is not None:
+        from cfn_debug.debugger.launch import launch_text
+
+        dirs = [spec.code_dir for spec in workspace.embedded.functions.values()]
+        text = launch_text(debug.port, dirs)
+        if console is not None:
+            console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=sys.stderr)
+    return workspace

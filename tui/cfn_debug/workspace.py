@@ -9,17 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.chain import ChainControl, ChainOptions, run_chain
+from cfn_debug.debugger.options import DebugOptions
 from cfn_debug.errors import CfnDebugError, ProjectError
 from cfn_debug.events import (
     EventSpec,
     PayloadDefaults,
     Shape,
+    load_event,
     resolve_credentials,
     shape_for_handler,
 )
 from cfn_debug.invoke.base import Invoker
 from cfn_debug.project import Project, discover_project
-from cfn_debug.records import Action, ChainEvent
+from cfn_debug.records import Action, ChainEvent, RunRecord, Step
 
 if TYPE_CHECKING:
     from cfn_debug.aws.session import AwsOptions, AwsSession, Progress
@@ -31,6 +33,8 @@ TEST_ENTRYPOINT = "TestEntrypoint"
 TYPE_FUNCTION = "TypeFunction"
 #: The Runtime Interface Emulator serves exactly one function, under this name.
 RIE_FUNCTION = "function"
+#: How long an answer is waited for when the handler may be stopped in a debugger (a day).
+DEBUGGING_READ_TIMEOUT_S = 86_400.0
 
 
 class Workspace:
@@ -104,6 +108,7 @@ class Workspace:
         node: str | None = None,
         progress: Progress | None = None,
         type_configuration: str | None = None,
+        debug: DebugOptions | None = None,
     ) -> Workspace:
         """Discover the project, load its schema and connect to (or start) the endpoint.
 
@@ -111,7 +116,9 @@ class Workspace:
         functions (needs ``function_name``); a URL names a local endpoint (SAM, the emulator).
         ``aws`` chooses the AWS the handlers talk to (--local-aws starts one and deploys the
         project's test/setup.yml into it, reporting to ``progress``); its exports fill the
-        ``{{ExportName}}`` placeholders of the project's events and inputs.
+        ``{{ExportName}}`` placeholders of the project's events and inputs. ``debug``: how
+        the embedded endpoint's workers stop in a debugger (pdb's front-end, --debug-port,
+        --break-at); without it a breakpoint() in a handler is skipped with a notice.
         """
         from cfn_debug.aws.session import launch_local, open_aws
 
@@ -159,6 +166,7 @@ class Workspace:
                 python,
                 on_env_progress,
                 node,
+                debug,
             )
             if embedded is not None:
                 defaults.library = _handler_library(project, embedded)
@@ -408,6 +416,42 @@ class Workspace:
             control=control,
         )
 
+    def replay(
+        self, run: RunRecord, step: Step, control: ChainControl | None = None
+    ) -> AsyncIterator[ChainEvent]:
+        """``step`` of ``run`` sent again, exactly, once, to a worker whose pdb stops at the
+        handler's entry or (a failed step) at its raising line: see cfn_debug.debugger.replay."""
+        from cfn_debug.debugger.replay import marked, replay_event, replay_target
+
+        embedded = self.embedded
+        spec = embedded.functions.get(step.function_name) if embedded is not None else None
+        if embedded is None or spec is None:
+            raise CfnDebugError(
+                "replaying a step under the debugger needs the embedded endpoint (no --endpoint)"
+            )
+        original = None
+        if run.event_path is not None and Path(run.event_path).is_file():
+            try:
+                original = load_event(Path(run.event_path))
+            except CfnDebugError:
+                original = None
+        event = replay_event(run, step, original)
+        target = replay_target(step, spec.code_dir, spec.handler)
+        options = ChainOptions(max_reinvoke=0, max_delay_s=0.0, read_back=False)
+        stream = run_chain(
+            self.invoker,
+            event,
+            function_name=step.function_name,
+            shape=event.shape,
+            schema=self.schema,
+            options=options,
+            control=control or ChainControl(),
+            endpoint_label=self.endpoint_label,
+            defaults=self.defaults,
+        )
+        embedded.debug_next(entry=target.entry, at=target.at)
+        return _disarmed(marked(stream, run, step), embedded)
+
     def logs_for(self, request_id: str) -> list[str]:
         """The handler's lines of one invocation (embedded endpoint only)."""
         if self.embedded is None:
@@ -433,6 +477,15 @@ class Workspace:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+async def _disarmed(stream: AsyncIterator[ChainEvent], embedded: Any) -> AsyncIterator[ChainEvent]:
+    """``stream``; then the endpoint's workers go back to stopping only where asked before."""
+    try:
+        async for event in stream:
+            yield event
+    finally:
+        embedded.debug_next()
 
 
 def _with_exports(project: Project, schema_path: Path | None, exports: Any) -> Project:
@@ -473,7 +526,14 @@ def _connect(
     python: str | None = None,
     on_env_progress: ProgressCallback | None = None,
     node: str | None = None,
+    debug: DebugOptions | None = None,
 ) -> tuple[Invoker, str, Any]:
+    if endpoint is not None and debug is not None and debug.wanted:
+        raise CfnDebugError(
+            "stopping in a handler needs the embedded endpoint (no --endpoint): it runs the "
+            "handler's process",
+            field="--debug-port" if debug.port is not None else "--break-at",
+        )
     if endpoint is None:
         if project.functions_error is not None:
             raise project.functions_error
@@ -486,20 +546,27 @@ def _connect(
         from cfn_debug.endpoint import EmbeddedEndpoint
         from cfn_debug.invoke.local import LocalInvoker
 
+        debug = debug or DebugOptions()
         embedded = EmbeddedEndpoint(
             project.root,
             env_vars=env_vars,
             python=python,
             on_env_progress=on_env_progress,
             node=node,
+            debugger=debug.on_session,
+            debug_port=debug.port,
+            break_at=debug.break_at,
         )
         embedded.start()
+        stoppable = debug.on_session is not None or debug.port is not None
         try:
             invoker = LocalInvoker(
                 embedded.url,
                 logs=embedded.logs_for,
                 aws_calls=embedded.aws_calls_for,
                 aws_calls_note=embedded.aws_calls_note,
+                # a handler stopped in a debugger answers when the user is done
+                **({"read_timeout_s": DEBUGGING_READ_TIMEOUT_S} if stoppable else {}),
             )
         except BaseException:
             embedded.stop()

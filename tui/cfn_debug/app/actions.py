@@ -121,6 +121,15 @@ ACTIONS: tuple[UiAction, ...] = (
         saved=True,
     ),
     UiAction(
+        "debug-step",
+        "b",
+        "replay_step",
+        "Debug step",
+        "Replay the selected step's request (same callbackContext, model and token) under the "
+        "debugger: pdb stops at the handler's entry, or where a failed step raised.",
+        footer=False,
+    ),
+    UiAction(
         "reset-demo",
         "R",
         "reset_demo",

@@ -43,6 +43,7 @@ from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.main import MainScreen
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
 from cfn_debug.app.transcripts import EXPORT_FORMATS
+from cfn_debug.app.widgets.debugger_panel import DebuggerEvent, DebuggerPanel
 from cfn_debug.app.widgets.run_status import Prompt
 from cfn_debug.records import Action
 from cfn_debug.text.terminal import printable
@@ -150,6 +151,13 @@ class CfnDebugApp(App[int]):
         """What workers post belongs to the main screen's job: route it there."""
         if self._ui_alive():
             self.main.post_message(message)
+
+    @on(DebuggerEvent)
+    def _to_debugger(self, message: DebuggerEvent) -> None:
+        """A worker's pdb (from the debug channel's threads): to the main screen's panel."""
+        if self._ui_alive():
+            for panel in self.main.query(DebuggerPanel):
+                panel.post_message(DebuggerEvent(message.session, message.event))
 
     def _apply_palette(self) -> None:
         if self._ui_alive():

@@ -21,7 +21,7 @@ from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import RunFailed, RunFinished, WatchStopped, WatchUpdate
 from cfn_debug.app.summary import error_hint
 from cfn_debug.errors import CfnDebugError
-from cfn_debug.records import RunEnded, RunStarted, StepCompleted
+from cfn_debug.records import RunEnded, RunRecord, RunStarted, Step, StepCompleted
 
 if TYPE_CHECKING:
     from cfn_debug.app.watching import DashboardWatcher
@@ -115,6 +115,49 @@ class ChainRuns:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the engine broke: say so in place, never a traceback
+            self.post(RunFailed(generation, f"{type(error).__name__}: {error}", error_hint(error)))
+        finally:
+            self.post(RunFinished(generation))
+
+    def replay(self, generation: int, run: RunRecord, step: Step) -> None:
+        """Replay ``step`` of ``run`` under the debugger as the dashboard's run ``generation``
+        (see Workspace.replay); its findings are compared with the step's (a Comparison)."""
+        runner = self._start_runner()
+        if runner is None:
+            return
+        control = self.control
+        if control is not None:
+            control.cancel()
+        self.host.run_worker(
+            self._run_replay(generation, run, step, runner), group="chain", exit_on_error=False
+        )
+
+    async def _run_replay(self, generation: int, run: RunRecord, step: Step, runner: Any) -> None:
+        import dataclasses
+
+        from cfn_debug.chain import ChainControl
+        from cfn_debug.watch import compare_runs
+
+        workspace = self.live.workspace
+        try:
+            async with self.lock:
+                if workspace is None or not self._still_wanted(generation):
+                    return
+                control = ChainControl()
+                runner._control = control
+                try:
+                    async for event in workspace.replay(run, step, control):
+                        self._engine_event("run", event)
+                        if isinstance(event, RunEnded):
+                            original = dataclasses.replace(run, steps=[step], chain_findings=[])
+                            self.post(WatchUpdate(compare_runs(original, event.run), generation))
+                finally:
+                    runner._control = None
+        except CfnDebugError as error:
+            self.post(RunFailed(generation, str(error), error_hint(error)))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
             self.post(RunFailed(generation, f"{type(error).__name__}: {error}", error_hint(error)))
         finally:
             self.post(RunFinished(generation))

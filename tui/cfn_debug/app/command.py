@@ -10,7 +10,12 @@ from pathlib import Path
 
 from cfn_debug.app.config import AppConfig
 from cfn_debug.errors import ExitCode, JournalError
-from cfn_debug.options import add_aws_options, add_hook_settings_option, add_target_options
+from cfn_debug.options import (
+    add_aws_options,
+    add_debug_options,
+    add_hook_settings_option,
+    add_target_options,
+)
 
 
 def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,6 +25,7 @@ def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
     add_hook_settings_option(parser)
     add_aws_options(parser)
     parser.add_argument("--watch", action="store_true", help="re-run on every save")
+    add_debug_options(parser)
     parser.add_argument(
         "--no-read-back",
         action="store_true",

@@ -50,6 +50,10 @@ class AppConfig:
     extra: dict[str, object] = field(default_factory=dict)
     #: --local-aws, --aws-endpoint-url, --env-vars, --export, --setup (engine: cfn_debug.aws)
     aws: AwsOptions | None = None
+    #: --debug-port: the handler's worker waits for an IDE (debugpy) on 127.0.0.1:PORT.
+    debug_port: int | None = None
+    #: --break-at FILE:LINE, resolved: pdb breakpoints in every worker (the Debugger panel).
+    break_at: tuple[tuple[str, int], ...] = ()
     #: `--type-configuration`: a hook's settings (cfn_debug.hooks)
     type_configuration: str | None = None
 
@@ -80,5 +84,22 @@ class AppConfig:
             node=getattr(args, "node", None),
             read_back=not getattr(args, "no_read_back", False),
             screenshot_dir=Path(shots) if shots else None,
+            debug_port=getattr(args, "debug_port", None),
+            break_at=_break_at(args, project),
             type_configuration=getattr(args, "type_configuration", None),
         )
+
+
+def _break_at(args: argparse.Namespace, project: str | None) -> tuple[tuple[str, int], ...]:
+    from cfn_debug.debugger.options import break_point
+    from cfn_debug.errors import CfnDebugError
+
+    points = []
+    for text in getattr(args, "break_at", None) or []:
+        try:
+            points.append(break_point(text))
+        except CfnDebugError:
+            if project is None:
+                raise
+            points.append(break_point(text, Path(project)))
+    return tuple(points)

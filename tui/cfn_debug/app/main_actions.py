@@ -101,6 +101,47 @@ class MainActions(_Base):
         control.skip_delay()
         self.say(Prompt("Delay skipped."))
 
+    def action_replay_step(self) -> None:
+        """``b``: the selected step of the run shown, again, under the debugger."""
+        from cfn_debug.app.runview import RunView
+        from cfn_debug.app.widgets.timeline import Timeline
+
+        if self.refuse_read_only():
+            return
+        run, chains = self.view.run, self.chains
+        row = self.query_one(Timeline).cursor_row
+        workspace = self.live.workspace
+        if (
+            run is None
+            or not self.view.ended
+            or chains is None
+            or workspace is None
+            or not 0 <= row < len(run.steps)
+        ):
+            self.app.bell()
+            return
+        step = run.steps[row]
+        if workspace.embedded is None:
+            self.say(
+                Prompt(
+                    "Debugging a step needs the embedded endpoint.",
+                    "Open the project without --endpoint to run its handlers here.",
+                    "error",
+                )
+            )
+            return
+        self.view = RunView(
+            chains.next_generation(),
+            self.view.event_index,
+            mode="stop",
+            event_name=f"{run.event_name} · replay of step #{step.index}",
+        )
+        self.running = True
+        self._footer_follows()
+        self._run_shown()
+        self.say(Prompt(f"Replaying step #{step.index} under the debugger…"))
+        chains.replay(self.view.generation, run, step)
+
     def action_cancel_run(self) -> None:
         if self.refuse_read_only():
             return

@@ -74,8 +74,11 @@ WorkspaceOpener = Callable[[AppConfig, OpenProgress], "Workspace"]
 
 def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
     """Blocking: discovers the project and starts the endpoint. Run it in a thread."""
+    from cfn_debug.app.widgets.debugger_panel import PanelFeed
+    from cfn_debug.debugger.options import DebugOptions
     from cfn_debug.workspace import Workspace
 
+    debug = DebugOptions(PanelFeed(progress.post).on_session, config.debug_port, config.break_at)
     return Workspace.open(
         config.project_dir,
         endpoint=config.endpoint,
@@ -90,6 +93,7 @@ def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
         type_configuration=config.type_configuration,
         progress=progress.setup,
         on_env_progress=progress.env,
+        debug=debug,
     )
 
 

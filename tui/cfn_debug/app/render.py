@@ -417,6 +417,10 @@ def timing_renderable(
         if step.callback_delay_s:
             delay = format_duration(step.callback_delay_s, deterministic=deterministic)
             line.append(f"   then waited {delay}", style=palette.muted)
+        if step.result.stopped_s:
+            line.append(
+                f"   stopped in the debugger {step.result.stopped_s:.1f} s", style=palette.muted
+            )
         parts.append(line)
     invoked = sum(s.duration_s for s in steps)
     waited = sum(s.callback_delay_s for s in steps)
@@ -440,6 +444,15 @@ def timing_renderable(
             style=palette.muted,
         )
     )
+    stopped = run.debugger_s if run is not None else 0.0
+    if stopped:
+        parts.append(
+            Text(
+                f"  stopped in the debugger {stopped:.1f} s (counted in no duration, nor in the "
+                "chain total or against timeoutInMinutes)",
+                style=palette.muted,
+            )
+        )
     user_wait = run.user_wait_s if run is not None else 0.0
     if user_wait:
         parts.append(

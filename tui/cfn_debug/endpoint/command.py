@@ -12,7 +12,13 @@ from typing import Any, TextIO
 from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
-from cfn_debug.options import add_aws_options, add_demo_option, add_python_option, port_number
+from cfn_debug.options import (
+    add_aws_options,
+    add_debug_options,
+    add_demo_option,
+    add_python_option,
+    port_number,
+)
 from cfn_debug.project import is_project_dir
 from cfn_debug.text.terminal import printable
 
@@ -85,6 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_aws_options(parser, env_vars=False)
     parser.add_argument("--region", help="region of the local AWS and its setup stack")
+    add_debug_options(parser)
 
 
 def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
@@ -109,8 +116,18 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     env_vars_path = getattr(args, "env_vars", None)
     aws = _open_aws(args, project, load_env_vars(env_vars_path), emit)
     try:
+        from cfn_debug.debugger.options import debug_options
+
+        debug = debug_options(args, terminal=True)  # pdb on serve's own terminal, if it has one
         endpoint = EmbeddedEndpoint(
-            project, host=host, port=port, env_vars=aws.env_vars, on_logs=emit_lines
+            project,
+            host=host,
+            port=port,
+            env_vars=aws.env_vars,
+            on_logs=emit_lines,
+            debugger=debug.on_session,
+            debug_port=debug.port,
+            break_at=debug.break_at,
         )
     except EndpointError as error:
         aws.close()
@@ -149,6 +166,11 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
                 )
             )
         emit(printable(aws.target.describe()))
+        if debug.port is not None:
+            from cfn_debug.debugger.launch import launch_text
+
+            dirs = [spec.code_dir for spec in endpoint.functions.values()]
+            emit(launch_text(debug.port, dirs))
         _emit_exports(aws, emit)
         emit(
             f"Invoke: aws lambda invoke --endpoint-url {endpoint.url} "

@@ -54,6 +54,8 @@ sys.path[:] = [HERE] + [p for p in sys.path if os.path.abspath(p or ".") != HERE
 import proctree  # noqa: E402
 import worker_main  # noqa: E402
 
+worker_main.load_debug_hook()  # and pdb with it: shared by every worker forked from here
+
 # The fork server's own directory is not on the workers' path (worker_main removes it too).
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 
@@ -407,7 +409,8 @@ def main(argv: list[str]) -> int:
     loaded: list[str] = []
     plain = [name for name in argv[2:] if not name.startswith("dist:")]
     dists = [name for name in argv[2:] if name.startswith("dist:")]
-    for batch in (plain, dists):
+    # pdb: what breakpoint() needs in a worker (see debughook), imported once here
+    for batch in ([*plain, "pdb"], dists):
         for name in module_names(batch):
             loaded += preload([name])
             if not server.step(0):

@@ -16,7 +16,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +25,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from cfn_debug.aws_calls import calls_from_dicts, redact_call_dicts
+from cfn_debug.endpoint.debugchannel import DebugChannel, DebugSession
+from cfn_debug.endpoint.debughook import (
+    BREAK_AT_ENV,
+    BREAK_ENTRY_ENV,
+    DEBUGPY_PATH_ENV,
+    DEBUGPY_PORT_ENV,
+)
 from cfn_debug.endpoint.guard import browser_header, host_allowed
 from cfn_debug.endpoint.http_server import HttpServer, Reply, Request
 from cfn_debug.endpoint.logs import LogBuffer, LogStore
@@ -44,6 +51,10 @@ INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$"
 DETAILS_PATH = "/_cfn_debug/invocations/"
 #: The header an invocation's answer names that route in; other endpoints do not send it.
 DETAILS_HEADER = "X-Cfn-Debug-Details"
+#: Milliseconds the handler spent stopped in a debugger (not its time); sent when any.
+STOPPED_HEADER = "X-Cfn-Debug-Stopped-Ms"
+#: "quit": the user ended the invocation from the debugger (pdb's q): not the handler's crash.
+DEBUGGER_HEADER = "X-Cfn-Debug-Debugger"
 #: The header an answer says in how long of its time the runtime started (the Java runtime's
 #: JVM), in ms: not the handler's time.
 RUNTIME_START_HEADER = "X-Cfn-Debug-Runtime-Start-Ms"
@@ -252,9 +263,18 @@ class EmbeddedEndpoint:
         python: str | Path | None = None,
         on_env_progress: ProgressCallback | None = None,
         header_timeout_s: float = HEADER_TIMEOUT_S,
+        debugger: Callable[[DebugSession], None] | None = None,
+        debug_port: int | None = None,
+        break_at: Sequence[tuple[str, int]] = (),
         node: str | None = None,
     ) -> None:
         self.project_dir = Path(project_dir)
+        # pdb in the workers: each worker's session goes to ``debugger`` (a terminal, the
+        # dashboard's panel); without one a breakpoint is skipped with a notice (debughook).
+        self.debugger = debugger
+        self.debug_port = debug_port  # debugpy in the worker on 127.0.0.1:PORT (--debug-port)
+        self.break_at = list(break_at)  # pdb breakpoints set in every worker (--break-at)
+        self._channel: DebugChannel | None = None
         self.python_choice = python  # --python, else the project's (cached) environment
         self.node_choice = node  # --node, else `node` on PATH
         self.on_env_progress = on_env_progress
@@ -309,10 +329,15 @@ class EmbeddedEndpoint:
                 raise EndpointError(
                     f"cannot listen on {self.host}:{self.port}: {error.strerror or error}"
                 ) from None
+            try:
+                debug_env = self._debug_env()
+            except BaseException:
+                server.server_close()
+                raise
             self._pools = {
                 name: FunctionPool(
                     spec,
-                    lambda_environment(spec, self.env_vars),
+                    {**lambda_environment(spec, self.env_vars), **debug_env},
                     python=self.python,
                     runtime=runtimes[name],
                 )
@@ -337,7 +362,10 @@ class EmbeddedEndpoint:
         a later start finds it fresh); the Python environment chosen only when a function runs
         on Python. An EndpointError (exit 2) names what cannot run or build."""
         options = RuntimeOptions(
-            python=self.python_choice, node=self.node_choice, progress=self.on_env_progress
+            python=self.python_choice,
+            node=self.node_choice,
+            progress=self.on_env_progress,
+            debug_port=self.debug_port,  # Node: --inspect=127.0.0.1:PORT (Python: debughook)
         )
         language = project_language(self.project_dir)
         runtimes = {
@@ -370,11 +398,29 @@ class EmbeddedEndpoint:
         with self._lock:
             server, self._server = self._server, None
             pools, self._pools = self._pools, {}
+            channel, self._channel = self._channel, None
         if server is not None:
             server.shutdown()
             server.server_close()
         for pool in pools.values():
             pool.close()
+        if channel is not None:
+            channel.stop()
+
+    def _debug_env(self) -> dict[str, str]:
+        """What the workers are given to stop in a debugger (read by debughook, which takes the
+        variables out of the handler's environment)."""
+        env: dict[str, str] = {}
+        if self.debug_port is not None:
+            env[DEBUGPY_PORT_ENV] = str(self.debug_port)
+            env[DEBUGPY_PATH_ENV] = debugpy_path()  # EndpointError when not installed
+        if self.debugger is not None:
+            self._channel = DebugChannel(self.debugger)
+            self._channel.start()
+            env.update(self._channel.env())
+        if self.break_at:
+            env[BREAK_AT_ENV] = json.dumps([[path, line] for path, line in self.break_at])
+        return env
 
     def __enter__(self) -> EmbeddedEndpoint:
         self.start()
@@ -393,6 +439,20 @@ class EmbeddedEndpoint:
         functions that have run get their next worker started at once; see FunctionPool)."""
         for pool in list(self._pools.values()):
             pool.restart(prewarm=prewarm)
+
+    def debug_next(self, *, entry: str | None = None, at: tuple[str, int] | None = None) -> None:
+        """Replace every warm worker with one whose pdb stops at the first function of ``entry``
+        that runs, or at ``at`` (besides --break-at's); with neither, back to --break-at's only
+        (a replay under the debugger arms this before its invocation and disarms it after)."""
+        points = [*self.break_at, *([at] if at is not None else [])]
+        for pool in list(self._pools.values()):
+            env = {k: v for k, v in pool.env.items() if k not in (BREAK_AT_ENV, BREAK_ENTRY_ENV)}
+            if points:
+                env[BREAK_AT_ENV] = json.dumps([[path, line] for path, line in points])
+            if entry is not None:
+                env[BREAK_ENTRY_ENV] = entry
+            pool.env = env
+            pool.restart()
 
     def logs_for(self, request_id: str) -> list[str]:
         """The handler's lines of that invocation (one of the last 1,000), else []."""
@@ -466,6 +526,10 @@ class EmbeddedEndpoint:
         if not calls and pool.runtime.aws_calls_note is not None:
             self._functions_by_request.put(request_id, [spec.name])
         headers[DETAILS_HEADER] = DETAILS_PATH + request_id
+        if invocation.stopped_s > 0:
+            headers[STOPPED_HEADER] = f"{invocation.stopped_s * 1000:.1f}"
+        if invocation.debugger_quit:
+            headers[DEBUGGER_HEADER] = "quit"
         if invocation.runtime_start_ms is not None:
             headers[RUNTIME_START_HEADER] = f"{invocation.runtime_start_ms:.1f}"
         printing = self.on_log is not None or self.on_logs is not None
@@ -551,7 +615,7 @@ class _ReportFacts:
             init_ms = (invocation.started - worker.spawned_at) * 1000
         return cls(
             invocation.request_id,
-            max(end - began, 0.0) * 1000,
+            max(end - began - invocation.stopped_s, 0.0) * 1000,
             worker.spec.memory_mb,
             worker.max_rss_mb(),
             init_ms,
@@ -589,6 +653,19 @@ SIGNAL_NAMES = {
     14: "alarm clock",
     15: "terminated",
 }
+
+
+def debugpy_path() -> str:
+    """The directory cfn-debug's own debugpy is imported from (a worker whose interpreter has
+    none imports it from there); EndpointError when it is not installed."""
+    try:
+        import debugpy
+    except ImportError:
+        raise EndpointError(
+            "--debug-port needs debugpy, which is not installed: pip install 'cfn-debug[debug]' "
+            "(or pip install debugpy)"
+        ) from None
+    return str(Path(debugpy.__file__).resolve().parent.parent)
 
 
 def exit_description(code: int | None) -> str:

@@ -23,17 +23,20 @@ from pathlib import Path
 from typing import BinaryIO
 
 from cfn_debug.endpoint import peer, proctree
+from cfn_debug.endpoint.debughook import MARK_PREFIX
 from cfn_debug.endpoint.forkserver import ForkedProcess, ForkServer, ForkServerError
 from cfn_debug.endpoint.logs import LogBuffer
 from cfn_debug.endpoint.runtime_api import Connection, Request, Transport, response_bytes
 from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
 from cfn_debug.endpoint.runtimes.base import BuildFailed
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
+from cfn_debug.endpoint.stopclock import StopClock
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.endpoint.worker_main import SENTINEL as _SENTINEL_TEXT
 
 WORKER_MAIN = Path(__file__).with_name("worker_main.py")
 SENTINEL = _SENTINEL_TEXT.encode()
+STOP_MARK = MARK_PREFIX.encode()
 READ_CHUNK = 65_536
 #: How long a fresh worker may take to import the handler and poll for work.
 INIT_LIMIT_S = 10.0
@@ -68,6 +71,10 @@ class Invocation:
     exit_code: int | None = None
     started: float = 0.0  # monotonic time the worker took the invocation
     ended: float = 0.0
+    created: float = field(default_factory=time.monotonic)
+    #: Time the handler spent stopped in a debugger (not the handler's: see stopclock).
+    stopped_s: float = 0.0
+    debugger_quit: bool = False  # the user ended it from pdb (q)
     #: Of the invocation's time, how long its runtime took to start (the Java runtime's JVM,
     #: one per invocation: java_shim sends it with the answer), in ms; None: not told.
     runtime_start_ms: float | None = None
@@ -93,6 +100,7 @@ class Invocation:
             self.logs = LogBuffer()
             self.outcome, self.payload, self.error_type, self.exit_code = None, b"", None, None
             self.started = self.ended = 0.0
+            self.stopped_s, self.debugger_quit = 0.0, False
             self.runtime_start_ms = None
             self.answered = threading.Event()
             self.logs_closed = threading.Event()
@@ -179,6 +187,7 @@ class Worker:
         self._env = {**env, "AWS_LAMBDA_RUNTIME_API": f"127.0.0.1:{self._transport.port}"}
         self._process: subprocess.Popen[bytes] | ForkedProcess | None = None
         self._status_fd: int | None = None  # /proc/PID/status, for max_rss_mb
+        self.clock = StopClock()  # time stopped in a debugger (see debughook)
 
     @property
     def pid(self) -> int | None:
@@ -405,7 +414,12 @@ class Worker:
                 deadline = invocation.started + invocation.timeout_s
             else:
                 deadline = init_deadline
+            # Time stopped in a debugger is not the handler's: it moves the deadline, and
+            # while stopped there is none.
+            deadline += self.clock.stopped_s(invocation)
             left = deadline - time.monotonic()
+            if self.clock.stopped_now():
+                left = max(left, MEMORY_POLL_S)
             if left <= 0:
                 invocation.finish("timeout")
                 return
@@ -493,6 +507,7 @@ class Worker:
             with self._lock:
                 target = self.current
             self._forget_process()
+            self.clock.close(target)
             if target is not None:
                 target.finish("exit", exit_code=code)
                 target.logs_closed.set()
@@ -548,6 +563,14 @@ class Worker:
 
     def _line(self, line: bytes) -> None:
         at = line.find(SENTINEL)
+        with self._lock:
+            target = self.current
+        if at < 0 and STOP_MARK in line:
+            mark_at = line.find(STOP_MARK)
+            if self.clock.feed(line, target):
+                if mark_at > 0:  # the handler's unfinished line before it
+                    self._line(line[:mark_at])
+                return
         with self._lock:
             target = self.current
             buffer = target.logs if target is not None else self._pending

@@ -145,6 +145,39 @@ def _record_aws_calls() -> None:
         print(f"[cfn-debug] AWS calls are not recorded: {error}", file=sys.stderr)
 
 
+def _write_mark(line: str) -> None:
+    """One line of debughook's (STOPPED/RESUMED/QUIT) on the log channel."""
+    with contextlib.suppress(OSError):
+        os.write(_LOG_FD, (line + "\n").encode())
+
+
+def load_debug_hook() -> Any:
+    """debughook.py (beside this file, loaded by path as aws_recorder.py is), or None."""
+    import importlib.util
+
+    loaded = sys.modules.get("_cfn_debug_debughook")  # a fork server may have loaded it
+    if loaded is not None:
+        return loaded
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "debughook.py")
+    try:
+        spec = importlib.util.spec_from_file_location("_cfn_debug_debughook", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    except Exception as error:
+        print(f"[cfn-debug] breakpoints are not routed: {error}", file=sys.stderr)
+        return None
+    return module
+
+
+def _install_debug_hook(handler: str) -> None:
+    """breakpoint(), pdb.set_trace(), --break-at and --debug-port: see debughook.py."""
+    module = load_debug_hook()
+    if module is not None:
+        module.install(_write_mark, handler=handler)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: worker_main.py MODULE.ATTR", file=sys.stderr)
@@ -154,6 +187,7 @@ def main(argv: list[str]) -> int:
     keep_log_channel()
     _prepare_path(os.environ.get("LAMBDA_TASK_ROOT", os.getcwd()))
     _record_aws_calls()  # aws-calls hook: see aws_recorder.py
+    _install_debug_hook(handler)
     if os.environ.get(BOOTSTRAP_ENV, "auto") != "portable":
         try:
             import awslambdaric.bootstrap  # noqa: F401

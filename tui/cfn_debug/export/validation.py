@@ -76,6 +76,8 @@ _RUN: _Spec = {
     "chain_findings": (False, "a list of findings", _is_list),
     "total_s": (False, "a number of seconds", _is_number),
     "user_wait_s": (False, "a number of seconds", _is_number),
+    "debugger_s": (False, "a number of seconds", _is_number),
+    "replay_of": (False, "a string or null", _is_opt_str),
     "verdict": (False, "a string or null (a hook's verdict)", _is_opt_str),
 }
 _STEP: _Spec = {
@@ -104,6 +106,8 @@ _RESULT: _Spec = {
     "stack_trace": (False, "a list of strings", _is_str_list),
     "request_id": (False, "a string or null", _is_opt_str),
     "logs": (False, "a list of strings", _is_str_list),
+    "stopped_s": (False, "a number of seconds", _is_number),
+    "debugger_quit": (False, "true or false", lambda v: isinstance(v, bool)),
     "runtime_start_s": (
         False,
         "a number of seconds or null",

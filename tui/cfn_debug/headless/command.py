@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug import __version__
 from cfn_debug.console import MaskedPrinter, OutputMasker, print_notices
 from cfn_debug.errors import CfnDebugError, ExitCode
-from cfn_debug.options import add_aws_options, add_hook_settings_option, add_target_options
+from cfn_debug.options import (
+    add_aws_options,
+    add_debug_options,
+    add_hook_settings_option,
+    add_target_options,
+)
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
@@ -37,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_target_options(parser)
     add_hook_settings_option(parser)
     add_aws_options(parser)
+    add_debug_options(parser)
     parser.add_argument("--json", action="store_true", help="print one machine-readable document")
     parser.add_argument(
         "--journal",
@@ -121,7 +127,10 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     runs: list[RunRecord] = []
     partial["runs"] = runs
 
-    workspace = open_workspace(args, console)
+    from cfn_debug.debugger.options import debug_options
+
+    debug = debug_options(args, terminal=not args.json)
+    workspace = open_workspace(args, console, debug)
     partial["workspace"] = workspace
     try:
         events, run_notes = _events_to_run(args, workspace, load_event)

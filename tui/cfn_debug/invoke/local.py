@@ -27,6 +27,10 @@ from cfn_debug.records import InvokeResult, OutcomeKind
 DEFAULT_READ_TIMEOUT_S = 900.0
 #: The header cfn-debug's own endpoint (`serve`) names an invocation's logs-and-calls route in.
 DETAILS_HEADER = "x-cfn-debug-details"
+#: cfn-debug's endpoint: milliseconds the handler spent stopped in a debugger (not its time).
+STOPPED_HEADER = "x-cfn-debug-stopped-ms"
+#: cfn-debug's endpoint: "quit" when the user ended the invocation from the debugger.
+DEBUGGER_HEADER = "x-cfn-debug-debugger"
 NESTED = "is nested too deep to read"
 #: The header cfn-debug's own endpoint says the runtime's start in (ms; the Java runtime's JVM).
 RUNTIME_START_HEADER = "x-cfn-debug-runtime-start-ms"
@@ -49,6 +53,13 @@ def _decode_log_tail(value: str | None) -> list[str]:
         return base64.b64decode(value).decode("utf-8", errors="replace").splitlines()
     except ValueError:
         return []
+
+
+def _stopped_s(value: str | None) -> float:
+    try:
+        return max(float(value), 0.0) / 1000 if value else 0.0
+    except ValueError:
+        return 0.0
 
 
 class LocalInvoker:
@@ -212,9 +223,10 @@ class LocalInvoker:
         size: int,
     ) -> InvokeResult:
         request_id = headers.get("x-amzn-requestid")
+        stopped_s = _stopped_s(headers.get(STOPPED_HEADER))
         result = classify(
             raw,
-            duration_s=duration,
+            duration_s=max(duration - stopped_s, 0.0),
             http_status=status,
             function_error=headers.get("x-amz-function-error"),
             error_type_header=headers.get("x-amzn-errortype"),
@@ -222,6 +234,8 @@ class LocalInvoker:
             total_bytes=size,
             function_name=function_name,
         )
+        result.stopped_s = stopped_s
+        result.debugger_quit = headers.get(DEBUGGER_HEADER) == "quit"
         result.logs = _decode_log_tail(headers.get("x-amz-log-result"))
         started = headers.get(RUNTIME_START_HEADER)
         if started is not None:

@@ -22,7 +22,7 @@ from typing import Any
 
 from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError, EventError, ExitCode
-from cfn_debug.options import add_aws_options, add_target_options
+from cfn_debug.options import add_aws_options, add_debug_options, add_target_options
 
 
 def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] | None:
@@ -90,6 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_target_options(parser)
     add_aws_options(parser)
+    add_debug_options(parser)
     parser.add_argument("--json", action="store_true", help="print one machine-readable document")
     parser.add_argument(
         "--logs", action="store_true", help="print the handler's log lines of every step"
@@ -244,7 +245,9 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     if args.examples < 0:
         raise CfnDebugError("expected a number of inputs >= 0", field="--examples")
 
-    workspace = open_workspace(args, console)
+    from cfn_debug.debugger.options import debug_options
+
+    workspace = open_workspace(args, console, debug_options(args, terminal=not args.json))
     partial["workspace"] = workspace
     results: list[ScenarioResult] = []
     partial["results"] = results

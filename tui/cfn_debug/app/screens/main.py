@@ -44,6 +44,7 @@ from cfn_debug.app.opening import workspace_notices
 from cfn_debug.app.render import Palette
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.summary import landing_row, run_summary
+from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
 from cfn_debug.app.widgets.notices import Notices
@@ -108,6 +109,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
                 yield Notices(id="notices")
                 yield WorkProgress(deterministic=det, id="work")
                 yield RunStatus(deterministic=det, id="status")
+                yield DebuggerPanel(id="debugger")
                 yield StepDetail(self._contract_of, deterministic=det, id="detail")
         yield Footer()
 

@@ -1,0 +1,161 @@
+"""The Debugger panel: a worker's pdb in the dashboard (its output, the source around the line it
+stopped at, an input line with history). Hidden until a handler stops; the rest of the dashboard
+stays live (pdb runs in the worker, its messages arrive on the debug channel's threads).
+
+The panel is told each event by ``DebuggerEvent`` (posted from any thread by ``PanelFeed``);
+what it shows is a debugger/pdbview.PdbView, updated by that event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, RichLog, Static
+
+from cfn_debug.debugger.pdbview import History, PdbView
+from cfn_debug.endpoint.debugchannel import DebugEvent, DebugSession
+from cfn_debug.text.terminal import printable
+
+HINT = "pdb: c continue · n next · s step · p/pp EXPR · l list · w where · q end the invocation"
+
+
+class DebuggerEvent(Message):
+    """One event of a worker's pdb, for the panel."""
+
+    def __init__(self, session: DebugSession, event: DebugEvent) -> None:
+        super().__init__()
+        self.session = session
+        self.event = event
+
+
+class PanelFeed:
+    """The pdb front-end of the dashboard (debugchannel's ``on_session``): every event of every
+    session goes to ``post`` as a DebuggerEvent (post_message is safe from any thread)."""
+
+    def __init__(self, post: Any) -> None:
+        self.post = post
+
+    def on_session(self, session: DebugSession) -> None:
+        session.listener = lambda s, e: self.post(DebuggerEvent(s, e))
+
+
+class PdbInput(Input):
+    """The command line: Enter sends, Up/Down walk the history."""
+
+    def __init__(self, history: History, **kwargs: Any) -> None:
+        super().__init__(placeholder="pdb command (Enter sends; ↑ ↓ history)", **kwargs)
+        self.history = history
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "up":
+            command = self.history.older()
+        elif event.key == "down":
+            command = self.history.newer()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+        if command is not None:
+            self.value = command
+            self.cursor_position = len(command)
+
+
+class DebuggerPanel(Vertical):
+    """pdb of the handler stopped now (the newest session that stopped)."""
+
+    DEFAULT_CSS = """
+    DebuggerPanel {
+        height: 24;
+        border: round $warning;
+        border-title-color: $warning;
+        display: none;
+    }
+    DebuggerPanel.-stopped {
+        display: block;
+    }
+    DebuggerPanel #dbg-source {
+        height: auto;
+        max-height: 13;
+        background: $boost;
+    }
+    DebuggerPanel #dbg-output {
+        height: 1fr;
+        min-height: 4;
+    }
+    DebuggerPanel PdbInput {
+        height: 3;
+    }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.view = PdbView()
+        self.session: DebugSession | None = None
+        self.history = History(self.view)
+        self.border_title = "Debugger"
+        self.border_subtitle = HINT
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="dbg-source")
+        yield RichLog(id="dbg-output", wrap=True, markup=False, highlight=False)
+        yield PdbInput(self.history, id="dbg-input")
+
+    def on_debugger_event(self, message: DebuggerEvent) -> None:
+        message.stop()
+        event = message.event
+        if self.session is not message.session:
+            if event.kind not in ("stop", "input"):
+                return  # another worker's session that is not stopped: nothing to show
+            self.session = message.session
+            self.view.file = self.view.line = None
+        log = self.query_one("#dbg-output", RichLog)
+        for line in self.view.apply(event):
+            log.write(Text(printable(line)))
+        if event.kind in ("stop", "input"):
+            self._show_source()
+            self.add_class("-stopped")
+            where = f"{self.view.function or '?'} line {self.view.line}"
+            self.border_title = f"Debugger: stopped in {printable(where)}"
+            if event.kind == "input":
+                self.query_one(PdbInput).focus()
+        elif event.kind == "go":
+            self.border_title = "Debugger: running"
+        elif event.kind in ("quit", "closed"):
+            self.border_title = "Debugger"
+            self.remove_class("-stopped")
+            self.session = None
+        if not self.view.stopped and event.kind == "go":
+            # Hidden unless it stops again at once (n, s): no flicker between two stops.
+            self.set_timer(0.3, self._hide_if_running)
+
+    def _hide_if_running(self) -> None:
+        if not self.view.stopped:
+            self.remove_class("-stopped")
+            if self.screen.focused is self.query_one(PdbInput):
+                self.screen.set_focus(None)
+
+    def _show_source(self) -> None:
+        text = Text()
+        for line in self.view.source():
+            mark = "→" if line.current else " "
+            style = "reverse" if line.current else ""
+            text.append(f"{mark}{line.number:5} {printable(line.text)}\n", style=style)
+        name = printable(self.view.file or "")
+        self.query_one("#dbg-source", Static).update(text if text else Text(name, style="dim"))
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        message.stop()
+        session = self.session
+        if session is None or not self.view.waiting:
+            return
+        command = message.value
+        message.input.value = ""
+        self.history.reset()
+        echo = self.view.typed(command)
+        self.query_one("#dbg-output", RichLog).write(Text(printable(echo)))
+        session.send_line(command)

@@ -1,0 +1,1 @@
+"""Stopping inside a handler, on cfn-debug's side: pdb on the terminal, the IDE's launch.json."""
