@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfn_debug.contract.checks import _drop_patterns, _has_null, _nulls, _removal_order
+from cfn_debug.contract.model_checks import _drop_patterns, _has_null, _nulls, _removal_order
 from cfn_debug.schema import expand_pattern, join_pointer, resolve_pointer, split_pointer
 
 _leaves = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["", "a", 1.5])
@@ -85,7 +85,7 @@ def test_may_have_null_by_member_encodings_agrees_with_the_pointer_walk(
 ) -> None:
     """The null check reads the exact encodings of the model's members (remembered, shared with
     the diffs): NaN encodes as null too, and is no null property."""
-    from cfn_debug.contract.checks import _may_have_null
+    from cfn_debug.contract.model_checks import _may_have_null
     from cfn_debug.diff import Encodings
     from cfn_debug.text import jsonfast
 

@@ -127,7 +127,7 @@ async def read_step(
     )
     step.origin = READ_BACK
     if step.findings:  # a value that echoes the user's invalid input was reported there
-        from cfn_debug.contract.checks import echoes_dropped
+        from cfn_debug.contract.model_checks import echoes_dropped
 
         read_model = (step.result.progress or {}).get("resourceModel")
         if schema is not None and isinstance(read_model, dict):

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from cfn_debug.contract.chain_checks import CHAIN_CHECKS, ChainContext
-from cfn_debug.contract.checks import STEP_CHECKS, unknown_fields, without_echoes
+from cfn_debug.contract.checks import STEP_CHECKS, unknown_fields
 from cfn_debug.contract.context import StepContext
+from cfn_debug.contract.model_checks import without_echoes
 from cfn_debug.contract.rule import CHAIN, STEP, Rule
 from cfn_debug.contract.rules import CATALOGUE, rule
 from cfn_debug.records import Action, EndReason, Finding, Level, Step

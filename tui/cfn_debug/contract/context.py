@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +11,11 @@ from cfn_debug.schema import ResourceSchema
 
 STATUSES = ("IN_PROGRESS", "SUCCESS", "FAILED")
 TERMINAL = ("SUCCESS", "FAILED")
+#: What cloudformation-cli-python-lib answers when a handler raises a non-library exception:
+#: an empty message from the Lambda entry point, "Uninitialized" from the test entry point.
+LIBRARY_EXCEPTION_MESSAGES = ("", "Uninitialized")
+#: Where the input rules point: the desired state, whatever the payload's shape.
+REQUEST_DESIRED = "/request/desiredResourceState"
 
 
 @dataclass
@@ -59,3 +64,22 @@ class StepContext:
             for index, item in enumerate(models):
                 if isinstance(item, dict):
                     yield f"/resourceModels/{index}", item
+
+
+Problems = list[tuple[str | None, str]]
+Check = Callable[[StepContext], Problems]
+
+
+def note_line(note: str | None) -> str:
+    """A note on a line of its own after a message, or nothing."""
+    return f"\n{note}" if note else ""
+
+
+def is_handler_exception(ctx: StepContext) -> bool:
+    """An exception the library caught in the handler: FAILED InternalFailure, its message none
+    or one of the library's own."""
+    progress = ctx.progress
+    if not progress or ctx.status != "FAILED" or progress.get("errorCode") != "InternalFailure":
+        return False
+    message = progress.get("message")
+    return message is None or message in LIBRARY_EXCEPTION_MESSAGES
