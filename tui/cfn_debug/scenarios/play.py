@@ -100,6 +100,27 @@ def describe(run: RunRecord) -> str:
     return text
 
 
+def judge_listed(p: Play, rule_id: str, identifier: Any, listing: Any, *, present: bool) -> bool:
+    """Judge ``rule_id`` on whether ``identifier`` is (``present``) or is no longer among the
+    models of ``listing``; False also when the list failed."""
+    label = listing.runs[-1].event_name.split(": ", 1)[-1] if listing.runs else "list"
+    if not listing.runs or not succeeded(listing.runs[-1]):
+        p.verdict(rule_id, False, f"list ended {describe(listing.runs[-1])}", label)
+        return False
+    found = identifier_key(identifier) in listing.identifiers(p.schema)
+    where = f"{len(listing.models)} model(s) over {len(listing.runs)} page(s)"
+    if not listing.complete:
+        where += ", pagination incomplete"
+    text = identifier_text(identifier)
+    if present:
+        message = f"{text} {'is' if found else 'is not'} among the {where}"
+    else:
+        message = f"{text} {'is still' if found else 'is no longer'} among the {where}"
+    ok = found if present else not found
+    p.verdict(rule_id, ok, message, label, "/resourceModels")
+    return ok
+
+
 def models_of_chain(run: RunRecord) -> list[dict[str, Any]]:
     out = []
     for step in run.steps:
