@@ -238,7 +238,8 @@ def test_diffs_are_the_same_with_and_without_the_orjson_encodings(before: Any, d
     shared = Encodings()
     with_orjson = diff_models(before, after, None, encodings=shared)
     again = diff_models(before, after, None, encodings=shared)
-    with mock.patch("cfn_debug.diff.encodings.exact", lambda value: None):  # the marshal path, as before
+    # the marshal path, as before
+    with mock.patch("cfn_debug.diff.encodings.exact", lambda value: None):
         reference = diff_models(before, after, None)
     assert [typed(c.to_dict()) for c in with_orjson] == [typed(c.to_dict()) for c in reference]
     assert [c.to_dict() for c in again] == [c.to_dict() for c in with_orjson]

@@ -84,7 +84,14 @@ def test_the_setup_stacks_deploy_and_export(project: Path, exports: set[str]) ->
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="a type moto's CloudFormation skips is now created through its service's API or warned about (issue 23 item 5): this test's fixture type needs replacing with one that still fails to deploy", strict=False)
+@pytest.mark.xfail(
+    reason=(
+        "a type moto's CloudFormation skips is now created through its service's API or "
+        "warned about (issue 23 item 5): this test's fixture type needs replacing with "
+        "one that still fails to deploy"
+    ),
+    strict=False,
+)
 def test_a_resource_moto_cannot_create_is_one_line_naming_it(tmp_path: Path) -> None:
     template = tmp_path / "setup.yml"
     template.write_text(
