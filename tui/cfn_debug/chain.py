@@ -103,6 +103,19 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def new_run(event: Any, action: Action, function_name: str, endpoint: str) -> RunRecord:
+    """The record a chain starts with: a fresh run id, the event's name and path, now."""
+    return RunRecord(
+        run_id=uuid.uuid4().hex[:12],
+        event_name=event.name,
+        event_path=str(event.path) if event.path is not None else None,
+        action=action,
+        function_name=function_name,
+        endpoint=endpoint,
+        started_at=_now_iso(),
+    )
+
+
 def _returned_model(result: InvokeResult) -> dict[str, Any] | None:
     if result.progress is None:
         return None
@@ -381,15 +394,7 @@ async def run_chain(
     control = control or ChainControl()
     norm = event.normalized
     action = norm.action
-    run = RunRecord(
-        run_id=uuid.uuid4().hex[:12],
-        event_name=event.name,
-        event_path=str(event.path) if event.path is not None else None,
-        action=action,
-        function_name=function_name,
-        endpoint=endpoint_label or getattr(invoker, "label", ""),
-        started_at=_now_iso(),
-    )
+    run = new_run(event, action, function_name, endpoint_label or getattr(invoker, "label", ""))
     yield RunStarted(run=dataclasses.replace(run, steps=[]))
 
     token = norm.client_request_token or str(uuid.uuid4())

@@ -29,6 +29,7 @@ from cfn_debug.chain import (
     _race,
     _redact_result,
     internal_error_finding,
+    new_run,
 )
 from cfn_debug.events import Shape
 from cfn_debug.hooks.events import HookEventSpec
@@ -50,7 +51,6 @@ from cfn_debug.records import (
     InvokeResult,
     OutcomeKind,
     RunEnded,
-    RunRecord,
     RunStarted,
     Step,
     StepCompleted,
@@ -90,15 +90,7 @@ async def run_hook_chain(
     """Run ``event`` against ``function_name`` (see the module docstring)."""
     control = control or ChainControl()
     action = event.action
-    run = RunRecord(
-        run_id=uuid.uuid4().hex[:12],
-        event_name=event.name,
-        event_path=str(event.path) if event.path is not None else None,
-        action=action,
-        function_name=function_name,
-        endpoint=endpoint_label or getattr(invoker, "label", ""),
-        started_at=_now_iso(),
-    )
+    run = new_run(event, action, function_name, endpoint_label or getattr(invoker, "label", ""))
     yield RunStarted(run=dataclasses.replace(run, steps=[]))
     limit_s = LAMBDA_HOOK_LIMIT_S if target.lambda_hook else HOOK_LIMIT_S
     token = event.normalized.client_request_token or str(uuid.uuid4())
