@@ -269,7 +269,7 @@ def _events_to_run(
     if args.events and workspace.hook is not None:
         from cfn_debug.hooks.project import load_hook_event_file
 
-        return [load_hook_event_file(Path(path), exports) for path in args.events]
+        return [load_hook_event_file(Path(path), exports) for path in args.events], []
     if args.events:
         from cfn_debug.project import with_creates
 

@@ -93,16 +93,9 @@ def schema_from_dict(data: Any, *, path: Path | None = None, strict: bool = True
     handlers = data.get("handlers", {})
     if not isinstance(handlers, dict):
         raise SchemaError("expected an object keyed by action", path=path, field="handlers")
-    from cfn_debug.schema.slips import ref_cycle
+    from cfn_debug.schema.slips import cycle_message, without_ref_cycles
 
-    cycle = ref_cycle(data)
-    if cycle is not None:
-        raise SchemaError(
-            f"$ref cycle with nothing to validate ({cycle[1]}): expected the reference to "
-            "reach a schema (a type, properties, items)",
-            path=path,
-            field=cycle[0],
-        )
+    data, cycles = without_ref_cycles(data)
     depth = _nesting_depth(data)
     if depth > MAX_SCHEMA_DEPTH:
         raise SchemaError(
@@ -124,6 +117,7 @@ def schema_from_dict(data: Any, *, path: Path | None = None, strict: bool = True
                 ),
             )
         schema.notes.extend(_meta_schema_notes(data))
+        schema.notes.extend(SchemaNote(p, "warning", cycle_message(c)) for p, c in cycles)
     except RecursionError:
         raise SchemaError(
             "nested too deep: expected property definitions a validator can walk "

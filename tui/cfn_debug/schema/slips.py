@@ -9,8 +9,10 @@
   ``Node``, directly or through other bare references): following it never reaches a schema.
 
 ``slips`` lists them as (pointer, level, message); ``ref_cycle`` answers the first bare
-``$ref`` cycle, which makes the schema unusable (an error, not a warning). The module reads raw
-JSON only, so the schema loader can use it.
+``$ref`` cycle and ``without_ref_cycles`` a copy with each cycle cut where it closes (that
+node then accepts any value). A cycle is a warning, not an error: AWS publishes one
+(AWS::EC2::VerifiedAccessTrustProvider's ``SseSpecification`` refers to itself) and
+CloudFormation registers it. The module reads raw JSON only, so the schema loader can use it.
 """
 
 from __future__ import annotations
@@ -60,11 +62,9 @@ def _bare_ref(node: Any) -> str | None:
     return node["$ref"] if not others else None
 
 
-def ref_cycle(data: Any) -> tuple[str, str] | None:
-    """The first bare ``$ref`` cycle: (the pointer of the node whose ``$ref`` starts it, the
-    chain as text), or None. Only cycles of references with nothing else to validate count:
-    a recursive structure (``Node`` with ``properties.children.items.$ref`` to ``Node``) is
-    fine."""
+def _ref_cycle_closing(data: Any) -> tuple[str, str, str] | None:
+    """The first bare ``$ref`` cycle: (the pointer it starts from, the chain as text, the
+    pointer of the node whose ``$ref`` closes it), or None."""
     if not isinstance(data, dict):
         return None
     starts: list[tuple[str, Any]] = []
@@ -78,14 +78,52 @@ def ref_cycle(data: Any) -> tuple[str, str] | None:
         while ref is not None:
             target = ref[1:] if ref.startswith("#") else ref
             if target in seen:
-                chain = " -> ".join([*seen, target])
-                return pointer, chain
+                return pointer, " -> ".join([*seen, target]), seen[-1]
             found, node = _resolve_local(data, ref)
             if not found:
                 break
             seen.append(target)
             ref = _bare_ref(node)
     return None
+
+
+def ref_cycle(data: Any) -> tuple[str, str] | None:
+    """The first bare ``$ref`` cycle: (the pointer of the node whose ``$ref`` starts it, the
+    chain as text), or None. Only cycles of references with nothing else to validate count:
+    a recursive structure (``Node`` with ``properties.children.items.$ref`` to ``Node``) is
+    fine."""
+    found = _ref_cycle_closing(data)
+    return None if found is None else (found[0], found[1])
+
+
+def without_ref_cycles(data: Any) -> tuple[Any, list[tuple[str, str]]]:
+    """``data`` with every bare ``$ref`` cycle cut at the node that closes it (its ``$ref``
+    removed, so it accepts any value), and the cycles cut as (pointer, chain). ``data``
+    itself is not changed; without a cycle it is returned as is."""
+    cut: list[tuple[str, str]] = []
+    found = _ref_cycle_closing(data)
+    if found is None:
+        return data, cut
+    import copy
+
+    data = copy.deepcopy(data)
+    while found is not None:
+        pointer, chain, closing = found
+        _, node = _resolve_local(data, "#" + closing)
+        if not isinstance(node, dict) or "$ref" not in node:  # pragma: no cover - defensive
+            break
+        del node["$ref"]
+        cut.append((pointer, chain))
+        found = _ref_cycle_closing(data)
+    return data, cut
+
+
+def cycle_message(chain: str) -> str:
+    return (
+        f"$ref cycle with nothing to validate ({chain}): following it never reaches a schema; "
+        "cfn-debug lets the property take any value (expected the reference to reach a type, "
+        "properties or items)"
+    )
 
 
 def slips(data: Any) -> list[Slip]:
@@ -126,15 +164,6 @@ def slips(data: Any) -> list[Slip]:
                         f"'/properties/{entry}'",
                     )
                 )
-    cycle = ref_cycle(data)
-    if cycle is not None:
-        pointer, chain = cycle
-        notes.append(
-            (
-                pointer,
-                "error",
-                f"$ref cycle with nothing to validate ({chain}): expected the reference to "
-                "reach a schema (a type, properties, items)",
-            )
-        )
+    for pointer, chain in without_ref_cycles(data)[1]:
+        notes.append((pointer, "warning", cycle_message(chain)))
     return notes
