@@ -1,8 +1,9 @@
 """The dashboard's messages. Two kinds:
 
-* What workers tell the UI (posted to the App, which routes them to the screen that owns the
-  work): the workspace opened or failed, a saved session was read, an event of the engine's
-  stream, a chain or the watch ended, an export was written.
+* What workers tell the UI, posted to the screen that runs the worker (the App's own workers
+  post to the App, which routes to the main screen): the workspace opened or failed, a saved
+  session was read, one message per outcome of the engine's stream (``EngineMessage``), a
+  chain or the watch ended, an export was written.
 * What the main screen tells its widgets (posted to each widget, handled by its ``on_...``):
   a run is shown, a step was added, the run ended, the selected step, a line for the status,
   the theme's palette. Widgets own their state and update from these; nobody calls into them.
@@ -12,12 +13,14 @@ None of them bubbles: a message routed to a screen or a widget stops there.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from cfn_debug import records, watch
     from cfn_debug.app.render import Palette
     from cfn_debug.app.runview import RunView
     from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt
@@ -50,16 +53,110 @@ class WorkspaceFailed(Routed):
         self.hint = hint
 
 
-class WatchUpdate(Routed):
-    """One event of the engine's stream as it arrived: a chain's ``ChainEvent``, one of the
-    watcher's (``cfn_debug.watch.WatchEvent``), or a progress report (label, done, total).
-    ``generation`` names the run it belongs to (None for the watcher's own events and for
-    progress)."""
+# --- the engine's stream: one message per outcome, posted to the screen that runs the worker --
+# ``generation`` names the dashboard run the event belongs to (None for the watcher's own
+# events): a screen drops a late event of a run it no longer shows.
 
-    def __init__(self, event: Any, generation: int | None) -> None:
-        super().__init__()
-        self.event = event
-        self.generation = generation
+
+@dataclass
+class EngineMessage(Routed):
+    """One event of the engine's stream, as it arrived."""
+
+    generation: int | None
+
+
+@dataclass
+class ChainRunStarted(EngineMessage):
+    """The chain started: its record, with no steps yet."""
+
+    event: records.RunStarted
+
+
+@dataclass
+class ChainInvoking(EngineMessage):
+    """A request went to the handler; it is in flight."""
+
+    event: records.InvocationStarted
+
+
+@dataclass
+class ChainStepCompleted(EngineMessage):
+    """The handler answered: one more step."""
+
+    event: records.StepCompleted
+
+
+@dataclass
+class ChainDelaying(EngineMessage):
+    """The chain waits out the handler's callbackDelaySeconds."""
+
+    event: records.DelayStarted
+
+
+@dataclass
+class ChainAwaiting(EngineMessage):
+    """Step mode: the chain waits for the user to send the next invocation."""
+
+    event: records.AwaitingStep
+
+
+@dataclass
+class ChainRunEnded(EngineMessage):
+    """The chain ended: its complete record."""
+
+    event: records.RunEnded
+
+
+@dataclass
+class RunCompared(EngineMessage):
+    """A run's findings against the previous run of its event."""
+
+    event: watch.Comparison
+
+
+@dataclass
+class WatchReadied(EngineMessage):
+    """Watch mode picks up saves from now."""
+
+    event: watch.WatchReady
+
+
+@dataclass
+class SaveDetected(EngineMessage):
+    """Saves that matter arrived (a re-run follows, after the build if any)."""
+
+    event: watch.ChangeDetected
+
+
+@dataclass
+class BuildBegan(EngineMessage):
+    event: watch.BuildStarted
+
+
+@dataclass
+class BuildEnded(EngineMessage):
+    event: watch.BuildFinished
+
+
+@dataclass
+class WatchProblemFound(EngineMessage):
+    """Something to fix before a re-run can happen (a broken event or schema)."""
+
+    event: watch.WatchProblem
+
+
+@dataclass
+class RerunBegan(EngineMessage):
+    """A save re-runs an event: the dashboard's run ``generation`` from now."""
+
+    event: watch.RerunStarted
+
+
+@dataclass
+class JournalStopped(Routed):
+    """The session journal stopped (a full disk): said once, the runs go on."""
+
+    text: str
 
 
 class WatchStopped(Routed):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -164,8 +164,11 @@ class ScenariosScreen(ModalScreen[None]):
         chain: ChainOptions | None = None,
         examples: int | None = None,
         deterministic: bool = False,
+        chain_running: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__()
+        #: True while the dashboard runs a chain (one chain at a time).
+        self.chain_running = chain_running
         self.workspace = workspace
         self.chain_options = chain
         self.examples = examples
@@ -188,10 +191,12 @@ class ScenariosScreen(ModalScreen[None]):
             max_reinvoke=getattr(config, "max_reinvoke", 100),
             max_delay_s=getattr(config, "max_delay", None),
         )
+        main = getattr(app, "main", None)
         return cls(
             getattr(app, "workspace", None),
             chain=chain,
             deterministic=bool(getattr(config, "deterministic", False)),
+            chain_running=lambda: bool(getattr(main, "running", False)),
         )
 
     # --- layout ----------------------------------------------------------------------------
@@ -361,7 +366,7 @@ class ScenariosScreen(ModalScreen[None]):
         if self.running or self.workspace is None:
             self.app.bell()
             return
-        if getattr(self.app, "running", False):
+        if self.chain_running():
             self._progress(
                 "A chain is running in the dashboard.",
                 "Wait for it to end (or stop it with x there), then run the scenarios.",

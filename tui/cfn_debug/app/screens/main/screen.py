@@ -23,8 +23,6 @@ from cfn_debug.app.actions import CONTEXTUAL, LIVE_ONLY, bindings
 from cfn_debug.app.chain_runs import ChainRuns
 from cfn_debug.app.config import MODES
 from cfn_debug.app.live import LiveSession
-from cfn_debug.app.main_actions import MainActions
-from cfn_debug.app.main_stream import RUN_WIDGETS, MainStream
 from cfn_debug.app.messages import (
     EventChosen,
     EventReplaced,
@@ -43,6 +41,8 @@ from cfn_debug.app.messages import (
 from cfn_debug.app.opening import workspace_notices
 from cfn_debug.app.render import Palette
 from cfn_debug.app.runview import RunView
+from cfn_debug.app.screens.main.actions import MainActions
+from cfn_debug.app.screens.main.stream import RUN_WIDGETS, MainStream
 from cfn_debug.app.summary import landing_row, run_summary
 from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
 from cfn_debug.app.widgets.events_panel import EventsPanel
@@ -123,6 +123,20 @@ class MainScreen(MainActions, MainStream, Screen[None]):
     def panel(self) -> EventsPanel:
         return self.query_one(EventsPanel)
 
+    @property
+    def listed_events(self) -> list[EventSpec]:
+        """The project's events as this session edited them, once the tree shows them (empty
+        before: a script selecting in the tree waits for this)."""
+        try:
+            return self.events if self.panel.events else []
+        except Exception:  # before the widgets are mounted, or after they went
+            return []
+
+    @property
+    def watcher(self) -> Any:
+        """Watch mode's watcher (None while watch mode is off)."""
+        return self.chains.watcher if self.chains is not None else None
+
     def tell(self, make: Callable[[], Message], *kinds: type[Widget]) -> None:
         """Post a message made by ``make`` to every widget of ``kinds`` (each its own: a
         message is handled once)."""
@@ -164,7 +178,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
     def on_mount(self) -> None:
         self.alive = True
         self.chains = ChainRuns(
-            self.live, self, self.app.post_message, self._options, lambda: self.view.generation
+            self.live, self, self.post_message, self._options, lambda: self.view.generation
         )
         header = self.header
         header.mode, header.watch = self.mode, self.watching

@@ -1,8 +1,9 @@
-"""The main screen's half that follows the engine: what the App routes to it from the chain
-and watch workers (``WatchUpdate``, ``RunFailed``, ``RunFinished``, ``WatchStopped``,
-``Progress``) updates the run shown (the screen's ``RunView``) and becomes messages for the
-widgets (StepAdded, RunEnded, RunUpdated, StatusChanged, Progress). Watch mode's on and off.
-A mixin of ``MainScreen`` (``screens/main.py``), which holds the state."""
+"""The main screen's half that follows the engine. The chain and watch workers it runs post one
+typed message per outcome of the engine's stream (``ChainStepCompleted``, ``SaveDetected``, …,
+see ``cfn_debug.app.messages``) and ``RunFailed``, ``RunFinished``, ``WatchStopped``,
+``Progress``; each has its handler here. The run's state changes in ``RunView.apply``; the
+handlers then tell the widgets what to show. Watch mode's on and off. A mixin of ``MainScreen``
+(``screen.py``), which holds the state."""
 
 from __future__ import annotations
 
@@ -10,34 +11,39 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.app.messages import (
+    BuildBegan,
+    BuildEnded,
+    ChainAwaiting,
+    ChainDelaying,
+    ChainInvoking,
+    ChainRunEnded,
+    ChainRunStarted,
+    ChainStepCompleted,
+    EngineMessage,
     EventChosen,
+    JournalStopped,
     Progress,
+    RerunBegan,
+    RunCompared,
     RunEnded,
     RunFailed,
     RunFinished,
+    SaveDetected,
     StepAdded,
+    WatchProblemFound,
+    WatchReadied,
     WatchStopped,
-    WatchUpdate,
 )
 from cfn_debug.app.render import changes_section
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.summary import comparison_line, error_code, landing_row, run_summary
-from cfn_debug.app.widgets.progress import WorkProgress, is_progress
+from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt, RunStatus
 from cfn_debug.app.widgets.step_detail import StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
-from cfn_debug.records import (
-    AwaitingStep,
-    DelayStarted,
-    InvocationStarted,
-    RunRecord,
-    StepCompleted,
-)
-from cfn_debug.records import RunEnded as RunRecordEnded
-from cfn_debug.records import RunStarted as RunRecordStarted
 
 if TYPE_CHECKING:
-    from cfn_debug.app.screens.main import MainScreen
+    from cfn_debug.app.screens.main.screen import MainScreen
 
     _Base = MainScreen
 else:
@@ -51,77 +57,78 @@ class MainStream(_Base):
     def on_run_failed(self, message: RunFailed) -> None:
         if message.generation != self.view.generation:
             return
-        self.view.ended = True
+        self.view.fail()
         self.say(Prompt(message.error, message.hint, "error"))
 
     def on_run_finished(self, message: RunFinished) -> None:
         if message.generation == self.view.generation and self.view.rerun is None:
-            if not self.view.ended and self.view.run is None:
-                # never started: a save's re-run or another run took its place
-                self.view.ended = True
+            self.view.worker_done()
             self.running = False
             self.show_mode()
 
-    # --- the engine's stream --------------------------------------------------------------
-
-    def on_watch_update(self, message: WatchUpdate) -> None:
-        self._route(message)
-        self._footer_follows()
+    # --- the engine's stream: one handler per message ---------------------------------------
 
     def on_progress(self, message: Progress) -> None:
         bar = partial(Progress, message.label, message.done, message.total, message.finished)
         self.tell(bar, WorkProgress)
 
-    def _route(self, message: WatchUpdate) -> None:
-        from cfn_debug import watch
+    def on_journal_stopped(self, message: JournalStopped) -> None:
+        self.say(Prompt(message.text, "The runs go on; exports still work.", "error"))
 
+    def on_rerun_began(self, message: RerunBegan) -> None:
+        self._rerun_started(message.event, message.generation)
+        self._footer_follows()
+
+    def on_save_detected(self, message: SaveDetected) -> None:
         event = message.event
-        if is_progress(event):
-            done = int(event.done)
-            finished = bool(getattr(event, "finished", False))
-            self.on_progress(Progress(str(event.label), done, event.total, finished))
-        elif isinstance(event, JournalProblem):
-            self.say(Prompt(event.text, "The runs go on; exports still work.", "error"))
-        elif isinstance(event, watch.RerunStarted):
-            self._rerun_started(event, message.generation)
-        elif isinstance(event, watch.ChangeDetected):
-            self.last_change, self.last_build = event, None
+        self.last_change, self.last_build = event, None
+        self.say(
+            Prompt(
+                f"Saved: {self.live.paths_text(event.paths)}",
+                "Re-running…" if not self.config.build else f"Building: {self.config.build}",
+            )
+        )
+        self._run_updated()
+
+    def on_build_began(self, message: BuildBegan) -> None:
+        self.say(Prompt(f"Building: {message.event.command}…"))
+
+    def on_build_ended(self, message: BuildEnded) -> None:
+        event = message.event
+        self.last_build = event
+        if not event.ok:
+            code = "could not start" if event.returncode is None else f"exit {event.returncode}"
+            last = event.output.strip().splitlines()[-1:] or [""]
             self.say(
                 Prompt(
-                    f"Saved: {self.live.paths_text(event.paths)}",
-                    "Re-running…" if not self.config.build else f"Building: {self.config.build}",
+                    f"Build failed ({code}): nothing re-ran. {last[0]}",
+                    "The Findings tab's Changes section has the build output.",
+                    "error",
                 )
             )
+        self._run_updated()
+
+    def on_watch_problem_found(self, message: WatchProblemFound) -> None:
+        if self._shown(message) and self.view.rerun is not None:
+            self.view.fail()
+            self.running = False
+        self.say(
+            Prompt(message.event.message, "Fix it and save again: watch mode goes on.", "error")
+        )
+        self._footer_follows()
+
+    def on_watch_readied(self, _message: WatchReadied) -> None:
+        self.header.watch = True
+
+    def on_run_compared(self, message: RunCompared) -> None:
+        if self._shown(message):
+            self.view.comparison = message.event
+            self._show_summary()
             self._run_updated()
-        elif isinstance(event, watch.BuildStarted):
-            self.say(Prompt(f"Building: {event.command}…"))
-        elif isinstance(event, watch.BuildFinished):
-            self.last_build = event
-            if not event.ok:
-                code = "could not start" if event.returncode is None else f"exit {event.returncode}"
-                last = event.output.strip().splitlines()[-1:] or [""]
-                self.say(
-                    Prompt(
-                        f"Build failed ({code}): nothing re-ran. {last[0]}",
-                        "The Findings tab's Changes section has the build output.",
-                        "error",
-                    )
-                )
-            self._run_updated()
-        elif isinstance(event, watch.WatchProblem):
-            if message.generation == self.view.generation and self.view.rerun is not None:
-                self.view.ended = True
-                self.running = False
-            self.say(Prompt(event.message, "Fix it and save again: watch mode goes on.", "error"))
-        elif isinstance(event, watch.WatchReady):
-            self.header.watch = True
-        elif isinstance(event, watch.Comparison):
-            if message.generation == self.view.generation:
-                self.view.comparison = event
-                self._show_summary()
-                self._run_updated()
-        elif message.generation == self.view.generation:
-            self._chain_event(event)
+
+    def _shown(self, message: EngineMessage) -> bool:
+        """The message belongs to the run shown (a late one of a replaced run does not)."""
+        return message.generation == self.view.generation
 
     def _rerun_started(self, event: Any, generation: int | None) -> None:
         workspace = self.live.workspace
@@ -156,53 +163,68 @@ class MainStream(_Base):
         self._run_shown()
         self.say(Prompt(f"Re-running {event.event_name} ({event.reason} saved)…"))
 
-    def _chain_event(self, record: Any) -> None:
-        view = self.view
-        if isinstance(record, RunRecordStarted):
-            view.run = record.run
-            self._run_updated()
-        elif isinstance(record, InvocationStarted):
-            view.awaiting = None
-            view.invocations.append(record)
-            if view.limit_s is None:
-                view.limit_s = self._limit(record.action)
-            self.say(
-                InFlight(
-                    record.index, record.action.value, record.limit_s, record.started_monotonic
-                )
-            )
-        elif isinstance(record, StepCompleted):
-            view.steps.append(record.step)
-            self.status_state = None  # the status line clears itself on StepAdded
-            self.tell(partial(StepAdded, view, record.step), Timeline, StepDetail, RunStatus)
-        elif isinstance(record, DelayStarted):
-            self.say(
-                Countdown(
-                    record.index, record.seconds, record.requested_s, record.started_monotonic
-                )
-            )
-        elif isinstance(record, AwaitingStep):
-            view.awaiting = record
-            edited = "" if self.pending_context is ... else " (callbackContext edited)"
-            self.say(
-                Prompt(
-                    f"Step mode: invocation #{record.next_index} is ready{edited}.",
-                    "s sends it · c edits its callbackContext · x stops the chain",
-                )
-            )
-        elif isinstance(record, RunRecordEnded):
-            self._run_ended(record.run)
+    # --- the chain's stream: the run shown changes (RunView.apply), then its widgets --------
 
-    def _run_ended(self, run: RunRecord) -> None:
+    def on_chain_run_started(self, message: ChainRunStarted) -> None:
+        if self._shown(message):
+            self.view.apply(message.event)
+            self._run_updated()
+
+    def on_chain_invoking(self, message: ChainInvoking) -> None:
+        if not self._shown(message):
+            return
+        record = message.event
+        self.view.apply(record)
+        if self.view.limit_s is None:
+            self.view.limit_s = self._limit(record.action)
+        self.say(
+            InFlight(record.index, record.action.value, record.limit_s, record.started_monotonic)
+        )
+        self._footer_follows()
+
+    def on_chain_step_completed(self, message: ChainStepCompleted) -> None:
+        if not self._shown(message):
+            return
+        self.view.apply(message.event)
+        self.status_state = None  # the status line clears itself on StepAdded
+        step = message.event.step
+        self.tell(partial(StepAdded, self.view, step), Timeline, StepDetail, RunStatus)
+        self._footer_follows()
+
+    def on_chain_delaying(self, message: ChainDelaying) -> None:
+        if not self._shown(message):
+            return
+        record = message.event
+        self.say(
+            Countdown(record.index, record.seconds, record.requested_s, record.started_monotonic)
+        )
+        self._footer_follows()
+
+    def on_chain_awaiting(self, message: ChainAwaiting) -> None:
+        if not self._shown(message):
+            return
+        record = message.event
+        self.view.apply(record)
+        edited = "" if self.pending_context is ... else " (callbackContext edited)"
+        self.say(
+            Prompt(
+                f"Step mode: invocation #{record.next_index} is ready{edited}.",
+                "s sends it · c edits its callbackContext · x stops the chain",
+            )
+        )
+        self._footer_follows()
+
+    def on_chain_run_ended(self, message: ChainRunEnded) -> None:
+        if not self._shown(message):
+            return
         view = self.view
-        view.run, view.ended, view.awaiting = run, True, None
-        if len(run.steps) >= len(view.steps):
-            view.steps = list(run.steps)
+        view.apply(message.event)
         if view.rerun is not None:
             self.running = False
         view.changes = self._changes()
         self.tell(partial(RunEnded, view, landing_row(view.steps)), *RUN_WIDGETS)
         self._show_summary()
+        self._footer_follows()
 
     def _limit(self, action: Any) -> float | None:
         workspace = self.live.workspace
@@ -273,10 +295,3 @@ class MainStream(_Base):
     def on_watch_stopped(self, message: WatchStopped) -> None:
         self.stop_watching()
         self.say(Prompt(f"Watch mode stopped: {message.error}", "Press w to watch again.", "error"))
-
-
-class JournalProblem:
-    """The session journal stopped (a full disk): said once, the runs go on."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
