@@ -7,7 +7,6 @@ handlers then tell the widgets what to show. Watch mode's on and off. A mixin of
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.app.messages import (
@@ -20,27 +19,22 @@ from cfn_debug.app.messages import (
     ChainRunStarted,
     ChainStepCompleted,
     EngineMessage,
-    EventChosen,
     JournalStopped,
     Progress,
     RerunBegan,
     RunCompared,
-    RunEnded,
     RunFailed,
     RunFinished,
     SaveDetected,
-    StepAdded,
     WatchProblemFound,
     WatchReadied,
     WatchStopped,
 )
 from cfn_debug.app.render import changes_section
 from cfn_debug.app.runview import RunView
-from cfn_debug.app.summary import comparison_line, error_code, landing_row, run_summary
+from cfn_debug.app.summary import comparison_line, error_code, run_summary
 from cfn_debug.app.widgets.progress import WorkProgress
-from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt, RunStatus
-from cfn_debug.app.widgets.step_detail import StepDetail
-from cfn_debug.app.widgets.timeline import Timeline
+from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt
 
 if TYPE_CHECKING:
     from cfn_debug.app.screens.main.screen import MainScreen
@@ -48,9 +42,6 @@ if TYPE_CHECKING:
     _Base = MainScreen
 else:
     _Base = object
-
-#: The widgets that follow the run shown.
-RUN_WIDGETS = (Timeline, StepDetail)
 
 
 class MainStream(_Base):
@@ -69,8 +60,7 @@ class MainStream(_Base):
     # --- the engine's stream: one handler per message ---------------------------------------
 
     def on_progress(self, message: Progress) -> None:
-        bar = partial(Progress, message.label, message.done, message.total, message.finished)
-        self.tell(bar, WorkProgress)
+        self.query_one(WorkProgress).report(message)
 
     def on_journal_stopped(self, message: JournalStopped) -> None:
         self.say(Prompt(message.text, "The runs go on; exports still work.", "error"))
@@ -146,9 +136,7 @@ class MainStream(_Base):
             from cfn_debug.app.opening import workspace_notices
             from cfn_debug.app.widgets.notices import Notices
 
-            self.query_one(Notices).post_message(
-                Notices.Show(workspace_notices(workspace), f"{workspace.project.root}")
-            )
+            self.query_one(Notices).show(workspace_notices(workspace), f"{workspace.project.root}")
         index = names.index(event.event_name) if event.event_name in names else None
         self.pending_context = ...
         self.view = RunView(
@@ -158,7 +146,7 @@ class MainStream(_Base):
         self.running = True
         if index is not None:
             self.selected_event = index
-            self.panel.post_message(EventChosen(index))
+            self.panel.select_index(index)
             self._show_function(index)
         self._run_shown()
         self.say(Prompt(f"Re-running {event.event_name} ({event.reason} saved)…"))
@@ -186,9 +174,10 @@ class MainStream(_Base):
         if not self._shown(message):
             return
         self.view.apply(message.event)
-        self.status_state = None  # the status line clears itself on StepAdded
         step = message.event.step
-        self.tell(partial(StepAdded, self.view, step), Timeline, StepDetail, RunStatus)
+        self.timeline.add_step(step)
+        self.detail.add_step(self.view, step)
+        self.say(None)  # the gauge of the invocation that returned goes
         self._footer_follows()
 
     def on_chain_delaying(self, message: ChainDelaying) -> None:
@@ -222,7 +211,7 @@ class MainStream(_Base):
         if view.rerun is not None:
             self.running = False
         view.changes = self._changes()
-        self.tell(partial(RunEnded, view, landing_row(view.steps)), *RUN_WIDGETS)
+        self._run_ended()
         self._show_summary()
         self._footer_follows()
 
