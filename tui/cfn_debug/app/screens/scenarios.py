@@ -34,6 +34,7 @@ from cfn_debug.app.scenario_board import ScenarioBoard
 from cfn_debug.app.scenario_render import BADGES, badge_text, scenario_renderable
 from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.hooks.scenarios import HOOK_SCENARIOS, HookScenarioRunner
 from cfn_debug.scenarios import SCENARIOS, Outcome, ScenarioEnded, ScenarioStarted
 
 if TYPE_CHECKING:
@@ -173,8 +174,11 @@ class ScenariosScreen(ModalScreen[None]):
         self.chain_options = chain
         self.examples = examples
         self.deterministic = deterministic
-        self.board = ScenarioBoard()
-        self.runner: ScenarioRunner | None = None
+        #: A hook project (cfn_debug.hooks): its hook contract scenarios, not a resource type's.
+        self.hook = getattr(workspace, "hook", None)
+        self.catalogue = HOOK_SCENARIOS if self.hook is not None else SCENARIOS
+        self.board = ScenarioBoard(self.catalogue)
+        self.runner: ScenarioRunner | HookScenarioRunner | None = None
         self.generation = 0
         self.running = False
         self.cancelling = False
@@ -206,18 +210,18 @@ class ScenariosScreen(ModalScreen[None]):
         with Horizontal(id="sc-main"):
             with Vertical(id="sc-left"):
                 yield DataTable(id="sc-list", cursor_type="row", zebra_stripes=False)
-                yield Static("Sent with every request:", id="sc-config-label")
-                if self.faults:
-                    yield Select(
-                        [(name, name) for name in self.faults],
-                        prompt="Fault: none (the handlers behave)",
-                        allow_blank=True,
-                        id="sc-fault",
-                    )
-                yield Input(
-                    placeholder="type configuration: a JSON object",
-                    id="sc-config",
-                )
+                if self.hook is not None:  # its hookModel is the project's type configuration
+                    yield Static("Sent as hookModel: the project's settings", id="sc-config-label")
+                else:
+                    yield Static("Sent with every request:", id="sc-config-label")
+                    if self.faults:
+                        yield Select(
+                            [(name, name) for name in self.faults],
+                            prompt="Fault: none (the handlers behave)",
+                            allow_blank=True,
+                            id="sc-fault",
+                        )
+                    yield Input(placeholder="type configuration: a JSON object", id="sc-config")
             with VerticalScroll(id="sc-detail"):
                 yield Static(id="sc-body")
         yield WorkProgress(deterministic=self.deterministic, id="sc-bar")
@@ -225,10 +229,11 @@ class ScenariosScreen(ModalScreen[None]):
         yield Footer()
 
     def _header_text(self) -> Text:
-        text = Text("Contract scenarios", style="bold")
+        title = "Hook contract scenarios" if self.hook is not None else "Contract scenarios"
+        text = Text(title, style="bold")
         workspace = self.workspace
         if workspace is not None:
-            schema = workspace.schema
+            schema = self.hook.schema if self.hook is not None else workspace.schema
             name = schema.type_name if schema is not None else "(no schema)"
             endpoint = workspace.endpoint_label
             if self.deterministic:
@@ -251,12 +256,11 @@ class ScenariosScreen(ModalScreen[None]):
                 "Close this screen (Esc) and wait for the endpoint, or fix the project.",
                 "error",
             )
-        elif getattr(self.workspace, "hook", None) is not None:  # a hook (cfn_debug.hooks)
+        elif self.hook is not None:
             self._progress(
-                "A hook's contract scenarios run headless: cfn-debug scenario all --project "
-                f"{self.workspace.project.root}",
-                "These are a resource type's scenarios; close this screen (Esc).",
-                "warn",
+                f"{len(self.catalogue)} hook contract scenarios. r runs the selected one, "
+                "a runs them all.",
+                "Targets from inputs/ (else generated from the target types' schemas).",
             )
         elif self.workspace.schema is None:
             self._progress(
@@ -376,6 +380,11 @@ class ScenariosScreen(ModalScreen[None]):
         from cfn_debug.chain import ChainOptions
         from cfn_debug.scenarios import ScenarioOptions, ScenarioRunner
 
+        runner: ScenarioRunner | HookScenarioRunner
+        if self.hook is not None:
+            runner = HookScenarioRunner(self.workspace, self.chain_options or ChainOptions())
+            self._launch(runner, names, None)
+            return
         try:
             config = self.type_configuration()
             options = ScenarioOptions(
@@ -388,6 +397,14 @@ class ScenariosScreen(ModalScreen[None]):
         except CfnDebugError as error:
             self._progress(f"Not started: {error}", "Fix it and press r again.", "error")
             return
+        self._launch(runner, names, config)
+
+    def _launch(
+        self,
+        runner: ScenarioRunner | HookScenarioRunner,
+        names: Sequence[str],
+        config: dict[str, Any] | None,
+    ) -> None:
         names = [s.name for s in runner.chosen(names)]
         self.runner = runner
         self.generation += 1
@@ -400,7 +417,9 @@ class ScenariosScreen(ModalScreen[None]):
         self._run(self.generation, runner, list(names))
 
     @work(exclusive=True, group="scenarios", exit_on_error=False)
-    async def _run(self, generation: int, runner: ScenarioRunner, names: list[str]) -> None:
+    async def _run(
+        self, generation: int, runner: ScenarioRunner | HookScenarioRunner, names: list[str]
+    ) -> None:
         """Feed the stream to the screen. Stops after the scenario in play when cancelled."""
         try:
             log = getattr(getattr(self.app, "live", None), "log", None)
