@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cfn_debug.app.summary import error_hint
 from cfn_debug.endpoint.runtimes import UnsupportedRuntime, family_of, runtime_for
 from cfn_debug.endpoint.runtimes.node import NodeRuntime
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
@@ -69,3 +70,11 @@ def test_unknown_runtime_is_one_line_naming_it_and_the_sam_alternative() -> None
     assert "\n" not in message
     assert message.startswith("TypeFunction.Runtime: runtime 'ruby3.2' is not one")
     assert "sam local start-lambda" in message and "--endpoint" in message
+
+
+def test_the_dashboards_hint_for_an_unsupported_runtime_says_nothing_of_a_port() -> None:
+    with pytest.raises(UnsupportedRuntime) as caught:
+        runtime_for(spec("ruby3.2"), Path("/nowhere"))
+    hint = error_hint(caught.value)
+    assert "free the port" not in hint  # the message says what is wrong: no port is
+    assert "--endpoint URL" in hint and "sam local start-lambda" in hint
