@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="never add a suffix, not even to retry a create answered AlreadyExists",
     )
     parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="scenarios played at once, at most, where they claim no identifier in common "
+        "(default: the machine's cores with the embedded endpoint and no debugger, else 1)",
+    )
+    parser.add_argument(
         "--junit",
         metavar="FILE",
         help="also write the results as JUnit XML, one testcase per scenario (for CI)",
@@ -247,7 +255,10 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
     from cfn_debug.debugger.options import debug_options
 
-    workspace = open_workspace(args, console, debug_options(args, terminal=not args.json))
+    if args.jobs is not None and args.jobs < 1:
+        raise CfnDebugError("expected a number of scenarios >= 1", field="--jobs")
+    debug = debug_options(args, terminal=not args.json)
+    workspace = open_workspace(args, console, debug)
     partial["workspace"] = workspace
     results: list[ScenarioResult] = []
     partial["results"] = results
@@ -267,6 +278,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             if getattr(args, "no_unique", False)
             else (True if getattr(args, "unique", False) else None),
             generate=bool(getattr(args, "generate", False)),
+            concurrency=_concurrency(args, workspace, debug),
         )
         partial["type_configuration"] = options.type_configuration
         runner = ScenarioRunner(workspace, options)
@@ -345,6 +357,19 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     return ExitCode.ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else ExitCode.OK
 
 
+def _concurrency(args: argparse.Namespace, workspace: Any, debug: Any) -> int:
+    """--jobs; else the cores (at most a function's workers) where the embedded endpoint runs
+    the handler and no debugger may stop it; else 1 (an endpoint of one worker, the emulator's,
+    answers one invocation at a time)."""
+    if args.jobs is not None:
+        return int(args.jobs)
+    if workspace.embedded is None or debug.wanted:
+        return 1
+    from cfn_debug.endpoint.pool import MAX_WORKERS_PER_FUNCTION
+
+    return max(1, min(os.cpu_count() or 1, MAX_WORKERS_PER_FUNCTION))
+
+
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
     """--journal FILE: the journal the scenarios' runs and results are appended to."""
     if not getattr(args, "journal", None):
@@ -359,7 +384,6 @@ def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
 def _write_junit(path: Path, results: list[Any], workspace: Any, *, reveal: bool) -> None:
     """--junit FILE: one testcase per scenario (export.scenario_report), written whole or not
     at all (a temporary file beside it, then renamed)."""
-    import os
     import tempfile
 
     from cfn_debug.export.scenario_report import write_scenarios_junit
