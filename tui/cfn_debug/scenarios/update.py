@@ -12,7 +12,7 @@ from cfn_debug.scenarios.inputs import (
     unique_suffix,
     unique_value,
 )
-from cfn_debug.scenarios.play import (
+from cfn_debug.scenarios.outcome import (
     describe,
     failed_with,
     judge_listed,
