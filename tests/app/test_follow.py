@@ -153,7 +153,7 @@ async def test_running_from_the_palette_selects_the_event(demo_state: Path) -> N
         panel = app.query_one(EventsPanel)
         assert panel.cursor_node is not None
         assert panel.cursor_node.data == app.selected_event
-        assert app.events[app.selected_event].name.endswith("read")
+        assert app.events[app.selected_event].name == "sample_events/read"
 
 
 async def test_a_runs_first_step_is_shown_before_the_timeline_draws_its_row(

@@ -172,3 +172,37 @@ def test_a_forged_record_nested_too_deep_harms_nothing() -> None:
         nested = {"a": nested}
     (call,) = redact_call_dicts([{"service": "s3", "operation": "X", "params": nested}])
     assert call["params"] == {"note": "nested too deep to record"}
+
+
+SHARED_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    if sys.argv[1] == "imported-first":
+        import botocore.session
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rec", sys.argv[2])
+    rec = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rec)
+    rec.install()
+    import botocore.session
+    first, second = botocore.session.Session(), botocore.session.Session()
+    one = first.get_component("data_loader").load_service_model("sts", "service-2")
+    two = second.get_component("data_loader").load_service_model("sts", "service-2")
+    print("shared" if one is two else "parsed twice")
+    """
+)
+
+
+@pytest.mark.parametrize("order", ["imported-first", "installed-first"])
+def test_sessions_of_one_worker_share_botocore_data_files(order: str) -> None:
+    """A handler that builds a session per request (cloudformation-cli-python-lib does) parses
+    botocore's models once per worker, not once per invocation."""
+    recorder = TUI / "cfn_debug" / "endpoint" / "aws_recorder.py"
+    proc = subprocess.run(
+        [sys.executable, "-c", SHARED_SCRIPT, order, str(recorder)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert proc.stdout.strip() == "shared", proc.stderr

@@ -31,14 +31,38 @@ DEMO_FAULT = REPO / "sample_events" / "fault-delete-returns-model.json"
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
 BUILT_MARKER = ".cfn-debug-test-built"
+OLDEST_NODE = 18
 
-needs_node = pytest.mark.skipif(
-    NODE is None, reason="node is not on PATH: the Node runtime's tests need Node.js 18 or newer"
+
+def _node_major(node: str | None) -> int | None:
+    if node is None:
+        return None
+    try:
+        version = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
+        return int(version.strip().lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+
+def _why_no_node() -> str | None:
+    """Why the Node runtime's tests cannot run here, or None when they can."""
+    if NODE is None:
+        return "node is not on PATH: the Node runtime's tests need Node.js 18 or newer"
+    major = _node_major(NODE)
+    if major is None or major < OLDEST_NODE:
+        return f"{NODE} is not Node.js {OLDEST_NODE} or newer: the Node runtime's tests need it"
+    return None
+
+
+NO_NODE = _why_no_node()
+NO_NPM = NO_NODE or (
+    "npm is not on PATH: the TypeScript fixture is built with npm" if NPM is None else None
 )
-needs_npm = pytest.mark.skipif(
-    NODE is None or NPM is None,
-    reason="node and npm are not both on PATH: the TypeScript fixture is built with npm",
-)
+
+needs_node = pytest.mark.skipif(NO_NODE is not None, reason=NO_NODE or "")
+needs_npm = pytest.mark.skipif(NO_NPM is not None, reason=NO_NPM or "")
 
 
 def cache_root() -> Path:
@@ -109,8 +133,8 @@ def build_with_the_runtime(project: Path) -> None:
 @pytest.fixture(scope="session")
 def ts_note_built() -> Path:
     """The ts-note project with node_modules/ and dist/, built once per fixture content."""
-    if NODE is None or NPM is None:
-        pytest.skip("node and npm are not both on PATH: the TypeScript fixture is built with npm")
+    if NO_NPM is not None:
+        pytest.skip(NO_NPM)
     cache = cache_root()
     target = cache / f"ts-note-{_fixture_key(TS_NOTE)}"
     with _locked(cache / "ts-note.lock"):

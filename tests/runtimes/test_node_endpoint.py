@@ -94,6 +94,17 @@ def test_a_callback_handler_answers_through_its_callback(endpoint: EmbeddedEndpo
     }
 
 
+@pytest.mark.parametrize(("waits", "drained"), [(None, True), (True, True), (False, False)])
+def test_a_callbacks_answer_waits_for_the_empty_event_loop_unless_the_handler_says_not_to(
+    endpoint: EmbeddedEndpoint, waits: bool | None, drained: bool
+) -> None:
+    """callbackWaitsForEmptyEventLoop (default true): the answer is posted, and serialized, once
+    the handler's timer has run; false answers at the callback."""
+    answer = invoke(endpoint, "Drain", {} if waits is None else {"waits": waits})
+    assert answer.status_code == 200 and "x-amz-function-error" not in answer.headers
+    assert answer.json() == {"drained": drained}
+
+
 @pytest.mark.parametrize(
     ("mode", "error_type", "message"),
     [

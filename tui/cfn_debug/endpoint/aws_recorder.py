@@ -325,6 +325,43 @@ def _register(handlers_module: ModuleType) -> None:
     builtin = getattr(handlers_module, "BUILTIN_HANDLERS", None)
     if isinstance(builtin, list) and HANDLERS[0] not in builtin:
         builtin.extend(HANDLERS)
+    _share_data_files()
+
+
+def _share_data_files() -> None:
+    """One parse of each botocore data file per worker, not one per session.
+
+    Every new botocore Session has a new Loader, which lists the service directories (some 400
+    stat calls) and parses endpoints.json and the service's model again: a handler that builds a
+    session per request (cloudformation-cli-python-lib does) pays about 0.1 s per invocation
+    for files that cannot change while the worker lives. The worker's Loaders share the listing
+    and the parsed files, as one Loader shares them among the clients of its session."""
+    try:
+        import botocore.loaders as loaders
+    except Exception:  # a botocore this does not know: sessions parse as they always did
+        return
+    cls = getattr(loaders, "Loader", None)
+    files = getattr(loaders, "JSONFileLoader", None)
+    if cls is None or files is None or getattr(cls, "_cfn_debug_shared", False):
+        return
+    listed: dict[Any, Any] = {}
+    parsed: dict[str, Any] = {}
+    list_services, load_file = cls.list_available_services, files.load_file
+
+    def list_available_services(self: Any, type_name: str) -> Any:
+        key = (tuple(self.search_paths), type_name)
+        if key not in listed:
+            listed[key] = list_services(self, type_name)
+        return list(listed[key])
+
+    def shared_load_file(self: Any, file_path: str) -> Any:
+        if file_path not in parsed:
+            parsed[file_path] = load_file(self, file_path)
+        return parsed[file_path]
+
+    cls.list_available_services = list_available_services
+    files.load_file = shared_load_file
+    cls._cfn_debug_shared = True
 
 
 class _AfterHandlersImport:

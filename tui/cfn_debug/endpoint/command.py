@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
+from cfn_debug.locations import DEMO_DIR
 from cfn_debug.options import (
     add_aws_options,
     add_debug_options,
@@ -21,8 +22,6 @@ from cfn_debug.options import (
 )
 from cfn_debug.project import is_project_dir
 from cfn_debug.text.terminal import printable
-
-DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 
 
 def is_loopback(host: str) -> bool:

@@ -11,7 +11,7 @@ from cfn_debug.scenarios.inputs import (
     identifier_key,
     identifier_text,
 )
-from cfn_debug.scenarios.play import (
+from cfn_debug.scenarios.outcome import (
     describe,
     failed_with,
     judge_listed,

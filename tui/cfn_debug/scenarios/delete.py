@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.scenarios.play import (
+from cfn_debug.scenarios.outcome import (
     describe,
     failed_with,
     judge_listed,

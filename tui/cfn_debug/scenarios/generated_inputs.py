@@ -7,7 +7,7 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.scenarios.play import (
+from cfn_debug.scenarios.outcome import (
     describe,
     error_code_of,
     failed_with,

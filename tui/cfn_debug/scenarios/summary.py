@@ -18,7 +18,7 @@ ENTRY_TYPE = "scenario_ended"
 
 
 def _ended(run: RunRecord) -> str:
-    from cfn_debug.scenarios.play import describe
+    from cfn_debug.scenarios.outcome import describe
 
     text = describe(run)
     if run.end_reason is not None and run.end_reason.value not in ("terminal",):

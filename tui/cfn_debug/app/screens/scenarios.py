@@ -6,8 +6,9 @@ actions as they run (each step's status, duration and findings; cleanup dimmed),
 with the contract sentence a failure breaks, its notes and, for generated inputs, the minimal
 failing input.
 
-The worker only posts messages; :class:`ScenarioBoard` (plain data, no widgets) holds what the
-stream said so far and the screen renders it.
+The worker only posts messages; :class:`~cfn_debug.app.scenario_board.ScenarioBoard` (plain
+data, no widgets) holds what the stream said so far and the screen renders it with
+:mod:`cfn_debug.app.scenario_render`.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -30,357 +29,18 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from cfn_debug.app.actions import app_keys
-from cfn_debug.app.render import Palette, format_duration, scrub, step_status
+from cfn_debug.app.render import Palette, scrub
+from cfn_debug.app.scenario_board import ScenarioBoard
+from cfn_debug.app.scenario_render import BADGES, badge_text, scenario_renderable
 from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.errors import CfnDebugError
-from cfn_debug.records import (
-    DelayStarted,
-    EndReason,
-    Finding,
-    InvocationStarted,
-    Level,
-    RunEnded,
-    RunRecord,
-    Step,
-    StepCompleted,
-)
-from cfn_debug.scenarios import (
-    SCENARIOS,
-    ActionStarted,
-    Outcome,
-    Purpose,
-    ScenarioEnded,
-    ScenarioNote,
-    ScenarioResult,
-    ScenarioStarted,
-    Verdict,
-    VerdictReached,
-    VerdictStatus,
-)
+from cfn_debug.scenarios import SCENARIOS, Outcome, ScenarioEnded, ScenarioStarted
 
 if TYPE_CHECKING:
     from cfn_debug.chain import ChainOptions
     from cfn_debug.scenarios import ScenarioRunner
     from cfn_debug.schema import ResourceSchema
     from cfn_debug.workspace import Workspace
-
-#: The badge (and its palette colour name) of each outcome, and of "not run" / "running".
-BADGES: dict[Outcome | str, tuple[str, str, str]] = {
-    Outcome.PASSED: ("✔", "passed", "ok"),
-    Outcome.WARNED: ("▲", "warned", "warn"),
-    Outcome.FAILED: ("✖", "failed", "error"),
-    Outcome.BLOCKED: ("✖", "blocked", "error"),
-    Outcome.SKIPPED: ("○", "skipped", "muted"),
-    Outcome.ERROR: ("✖", "could not run", "error"),
-    "idle": ("·", "not run", "muted"),
-    "running": ("▶", "running", "accent"),
-}
-VERDICT_WORDS = {VerdictStatus.PASS: "PASS", VerdictStatus.FAIL: "FAIL", VerdictStatus.SKIP: "SKIP"}
-
-
-def contract_of(rule_id: str) -> str | None:
-    """The contract sentence a rule enforces; None for an id the catalogue does not know."""
-    try:
-        from cfn_debug.contract import rule
-
-        return rule(rule_id).contract
-    except Exception:
-        return None
-
-
-# --- the state: what the stream said so far ------------------------------------------------
-
-
-@dataclass
-class ActionView:
-    """One chain of a scenario, as far as it has run."""
-
-    label: str
-    purpose: Purpose
-    waived: tuple[str, ...] = ()
-    steps: list[Step] = field(default_factory=list)
-    in_flight: InvocationStarted | None = None
-    delay: DelayStarted | None = None
-    run: RunRecord | None = None  # set when the chain ended
-
-
-@dataclass
-class ScenarioView:
-    name: str
-    title: str
-    description: str
-    state: str = "idle"  # idle, running, done
-    actions: list[ActionView] = field(default_factory=list)
-    verdicts: list[Verdict] = field(default_factory=list)
-    notes: list[tuple[str, bool]] = field(default_factory=list)  # (message, warning)
-    result: ScenarioResult | None = None
-
-    @property
-    def badge_key(self) -> Outcome | str:
-        if self.result is not None:
-            return self.result.outcome
-        return "running" if self.state == "running" else "idle"
-
-    def reset(self) -> None:
-        self.state, self.result = "running", None
-        self.actions, self.verdicts, self.notes = [], [], []
-
-
-class ScenarioBoard:
-    """Every scenario of the catalogue and what the latest run of each said. Plain data."""
-
-    def __init__(self) -> None:
-        self.views: dict[str, ScenarioView] = {
-            s.name: ScenarioView(s.name, s.title, s.description) for s in SCENARIOS
-        }
-        self.current: str | None = None  # the scenario the stream is in
-
-    def apply(self, event: object) -> str | None:
-        """Take one event of the scenario stream; returns the scenario it changed."""
-        if isinstance(event, ScenarioStarted):
-            view = self.views.setdefault(
-                event.name, ScenarioView(event.name, event.title, event.description)
-            )
-            view.reset()
-            self.current = event.name
-            return event.name
-        if isinstance(event, ScenarioEnded):
-            view = self.views.setdefault(
-                event.result.name, ScenarioView(event.result.name, event.result.title, "")
-            )
-            view.result, view.state = event.result, "done"
-            self.current = None
-            return view.name
-        if isinstance(event, (ActionStarted, VerdictReached, ScenarioNote)):
-            view = self.views.get(event.scenario)
-            if view is None:
-                return None
-            if isinstance(event, ActionStarted):
-                view.actions.append(ActionView(event.label, event.purpose, event.waived))
-            elif isinstance(event, VerdictReached):
-                view.verdicts.append(event.verdict)
-            else:
-                view.notes.append((event.message, event.warning))
-            return view.name
-        # a ChainEvent: it belongs to the last action of the scenario being played
-        view = self.views.get(self.current) if self.current else None
-        if view is None or not view.actions:
-            return None
-        action = view.actions[-1]
-        if isinstance(event, InvocationStarted):
-            action.in_flight, action.delay = event, None
-        elif isinstance(event, StepCompleted):
-            action.steps.append(event.step)
-            action.in_flight = None
-        elif isinstance(event, DelayStarted):
-            action.delay = event
-        elif isinstance(event, RunEnded):
-            action.run, action.in_flight, action.delay = event.run, None, None
-            if len(event.run.steps) >= len(action.steps):
-                action.steps = list(event.run.steps)
-        return view.name
-
-    def interrupt(self, why: str) -> None:
-        """The run stopped before the scenario being played ended (cancelled, broken)."""
-        view = self.views.get(self.current) if self.current else None
-        if view is not None and view.state == "running":
-            view.state = "idle"
-            view.notes.append((why, True))
-        self.current = None
-
-    def counts(self) -> dict[Outcome, int]:
-        found: dict[Outcome, int] = {}
-        for view in self.views.values():
-            if view.result is not None:
-                found[view.result.outcome] = found.get(view.result.outcome, 0) + 1
-        return found
-
-
-# --- rendering -------------------------------------------------------------------------------
-
-
-def badge_text(key: Outcome | str, palette: Palette, *, word: bool = False) -> Text:
-    mark, label, colour = BADGES[key]
-    style = getattr(palette, colour)
-    text = Text(mark, style=f"bold {style}")
-    if word:
-        text.append(f" {label}", style=f"bold {style}")
-    return text
-
-
-def _finding_line(
-    finding: Finding, palette: Palette, clean: Callable[[str], str], *, counted: bool
-) -> Text:
-    colour = palette.error if finding.level is Level.MUST else palette.warn
-    line = Text("       ")
-    line.append(finding.level.value, style=f"bold {colour}" if counted else palette.muted)
-    line.append(f" {finding.rule_id}", style=f"bold {palette.accent}" if counted else "")
-    if finding.pointer:
-        line.append(f" {clean(finding.pointer)}", style=palette.muted)
-    line.append(f": {clean(finding.message)}".replace("\n", " "))
-    if not counted:
-        line.append("  (expected here, not counted)", style="italic")
-    return line
-
-
-def action_renderable(
-    action: ActionView, palette: Palette, *, deterministic: bool = False
-) -> RenderableType:
-    """The action's label, each step (status, duration, findings) and what is in flight."""
-    clean = scrub if deterministic else (lambda text: text)
-    cleanup = action.purpose is Purpose.CLEANUP
-    head = Text("» ", style=f"bold {palette.accent}")
-    head.append(action.label, style="bold")
-    if cleanup:
-        head.append("  (cleanup, not counted)", style="italic")
-    if action.run is not None:
-        end = action.run.end_reason
-        if end is not None and end is not EndReason.TERMINAL:
-            head.append(f"  ended: {end.value}", style=palette.warn)
-    lines: list[Text] = [head]
-    for step in action.steps:
-        status = step_status(step)
-        if status == "SUCCESS":
-            style = palette.ok
-        elif status in ("IN_PROGRESS", "PENDING"):
-            style = palette.accent
-        else:
-            style = palette.error
-        line = Text(f"    #{step.index} {step.action.value:<6} ")
-        line.append(f"{status:<12}", style=f"bold {style}")
-        code = (step.result.progress or {}).get("errorCode")
-        if code:
-            line.append(f" {code}", style=palette.error)
-        line.append(
-            f"  {format_duration(step.result.duration_s, deterministic=deterministic):>8}",
-            style=palette.muted,
-        )
-        count = len(step.findings)
-        line.append(
-            f"  {count} finding{'s' if count != 1 else ''}",
-            style=(palette.error if any(f.level is Level.MUST for f in step.findings) else "")
-            if count
-            else palette.muted,
-        )
-        lines.append(line)
-        for finding in step.findings:
-            counted = not cleanup and finding.rule_id not in action.waived
-            lines.append(_finding_line(finding, palette, clean, counted=counted))
-    if action.run is not None:
-        for finding in action.run.chain_findings:
-            counted = not cleanup and finding.rule_id not in action.waived
-            lines.append(_finding_line(finding, palette, clean, counted=counted))
-    if action.in_flight is not None:
-        flight = action.in_flight
-        lines.append(
-            Text(
-                f"    #{flight.index} {flight.action.value:<6} … waiting for the handler "
-                f"(limit {flight.limit_s:.0f} s)",
-                style=palette.accent,
-            )
-        )
-    elif action.delay is not None and action.run is None:
-        lines.append(
-            Text(
-                f"    waiting {action.delay.seconds:g} s before re-invoking "
-                f"(callbackDelaySeconds {action.delay.requested_s:g})",
-                style=palette.muted,
-            )
-        )
-    group = Group(*lines)
-    if cleanup:
-        for line in lines:
-            line.stylize("dim")
-    return group
-
-
-def verdict_renderable(
-    verdict: Verdict, palette: Palette, *, deterministic: bool = False
-) -> RenderableType:
-    clean = scrub if deterministic else (lambda text: text)
-    colour = {
-        VerdictStatus.PASS: palette.ok,
-        VerdictStatus.FAIL: palette.error,
-        VerdictStatus.SKIP: palette.muted,
-    }[verdict.status]
-    line = Text("  ")
-    line.append(VERDICT_WORDS[verdict.status], style=f"bold {colour}")
-    level_colour = palette.error if verdict.level is Level.MUST else palette.warn
-    line.append(f" {verdict.level.value}", style=level_colour if verdict.failed else "")
-    line.append(f" {verdict.rule_id}", style=f"bold {palette.accent}")
-    if verdict.pointer:
-        line.append(f" {clean(verdict.pointer)}", style=palette.muted)
-    if verdict.action:
-        line.append(f" [{verdict.action}]", style=palette.muted)
-    line.append(f": {clean(verdict.message)}")
-    parts: list[RenderableType] = [line]
-    if verdict.failed:
-        sentence = contract_of(verdict.rule_id)
-        if sentence:
-            for piece in sentence.splitlines():
-                parts.append(Text(f"       “{piece}”", style=f"italic {palette.muted}"))
-    return Group(*parts)
-
-
-def scenario_renderable(
-    view: ScenarioView, palette: Palette, *, deterministic: bool = False
-) -> RenderableType:
-    """Everything about one scenario: outcome, actions and steps, verdicts, notes, inputs."""
-    clean = scrub if deterministic else (lambda text: text)
-    head = Text()
-    head.append(view.name, style="bold")
-    head.append(f": {view.title}   ")
-    head.append_text(badge_text(view.badge_key, palette, word=True))
-    result = view.result
-    if result is not None:
-        head.append(
-            f" in {format_duration(result.total_s, deterministic=deterministic)}",
-            style=palette.muted,
-        )
-    parts: list[RenderableType] = [head, Text(view.description, style=palette.muted)]
-    if view.state == "idle" and result is None and not view.actions:
-        parts.append(Text("\nNot run yet: r runs it, a runs every scenario.", style="italic"))
-        return Group(*parts)
-    if result is not None and result.error:
-        parts.append(Text(f"Error: {clean(result.error)}", style=f"bold {palette.error}"))
-    if result is not None and result.must_findings:
-        parts.append(
-            Text(
-                f"{result.must_findings} MUST finding(s) in its steps",
-                style=f"bold {palette.error}",
-            )
-        )
-    if view.actions:
-        parts.append(Text("\nActions", style="bold underline"))
-        parts.extend(
-            action_renderable(a, palette, deterministic=deterministic) for a in view.actions
-        )
-    if view.verdicts:
-        parts.append(Text("\nVerdicts", style="bold underline"))
-        parts.extend(
-            verdict_renderable(v, palette, deterministic=deterministic) for v in view.verdicts
-        )
-    if view.notes:
-        parts.append(Text("\nNotes", style="bold underline"))
-        for message, warning in view.notes:
-            parts.append(
-                Text(f"  {clean(message)}", style=palette.warn if warning else palette.muted)
-            )
-    if result is not None and result.leaked:
-        parts.append(
-            Text(
-                f"\nLeft behind ({len(result.leaked)}): "
-                + ", ".join(clean(json.dumps(i, sort_keys=True)) for i in result.leaked),
-                style=f"bold {palette.warn}",
-            )
-        )
-    if result is not None and result.examples_run is not None:
-        parts.append(Text(f"\nGenerated inputs tried: {result.examples_run}"))
-    if result is not None and result.minimal_input is not None:
-        parts.append(Text("Minimal failing input:", style="bold"))
-        parts.append(Text(clean(json.dumps(result.minimal_input, indent=2, sort_keys=True))))
-    return Group(*parts)
-
 
 # --- messages the worker posts -----------------------------------------------------------------
 

@@ -51,6 +51,19 @@ exports.callback = (event, context, callback) => {
     setTimeout(() => callback(null, { via: 'callback', awsRequestId: context.awsRequestId }), 1);
 };
 
+exports.drain = (event, context, callback) => {
+    // Calls back at once, then changes the answer from a timer: the answer says whether it was
+    // serialized after the event loop drained (callbackWaitsForEmptyEventLoop true) or at once.
+    const answer = { drained: false };
+    if (event.waits === false) {
+        context.callbackWaitsForEmptyEventLoop = false;
+    }
+    callback(null, answer);
+    setTimeout(() => {
+        answer.drained = true;
+    }, 20);
+};
+
 exports.spin = async () => {
     for (;;) {
         // never answers: the endpoint's timeout must kill this process

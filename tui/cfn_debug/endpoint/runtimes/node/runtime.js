@@ -18,10 +18,12 @@
  * /runtime/init/error (Runtime.ImportModuleError, Runtime.HandlerNotFound,
  * Runtime.UserCodeSyntaxError, Runtime.MalformedHandlerName) before the process exits.
  *
- * Differences, on purpose: a callback handler's answer is posted when it calls back (as with
- * callbackWaitsForEmptyEventLoop = false): the process is not torn down between invocations
- * here either, so waiting for an empty event loop would only add the handler's timers to its
- * time.
+ * callbackWaitsForEmptyEventLoop is Lambda's: when a handler calls its callback (the third
+ * argument) with a result while the flag is true (the default), the answer is posted once the
+ * event loop has nothing left to run (the handler's timers, sockets and pending promises done),
+ * and serialized then; with the flag false it is posted at once. An error passed to the
+ * callback, context.done/succeed/fail and a settled promise answer at once, as Lambda's runtime
+ * does.
  *
  * Log attribution (the endpoint's worker.py): stdout and stderr are one pipe; before posting an
  * answer the runtime writes SENTINEL + request id + "\n" to it. Everything written before that
@@ -286,6 +288,10 @@ function makeContext(headers) {
     return context;
 }
 
+// The answer a callback handler gave with callbackWaitsForEmptyEventLoop true, posted when the
+// event loop is empty (onEmptyLoop).
+let answerOnEmptyLoop = null;
+
 function runHandler(handler, event, context) {
     return new Promise((resolve, reject) => {
         let settled = false;
@@ -300,12 +306,22 @@ function runHandler(handler, event, context) {
                 resolve(result);
             }
         };
+        const callback = (error, result) => {
+            if (settled || answerOnEmptyLoop) {
+                return;
+            }
+            if ((error === undefined || error === null) && context.callbackWaitsForEmptyEventLoop) {
+                answerOnEmptyLoop = () => settle(null, result);
+            } else {
+                settle(error, result);
+            }
+        };
         context.done = settle;
         context.succeed = (result) => settle(null, result);
         context.fail = (error) => settle(error === undefined ? new Error('failed') : error);
         let returned;
         try {
-            returned = handler(event, context, settle);
+            returned = handler(event, context, callback);
         } catch (error) {
             settle(error);
             return;
@@ -350,8 +366,15 @@ function onUncaught(error) {
 }
 
 function onEmptyLoop() {
-    // Nothing is left to run and the handler's promise never settled (nor its callback was
-    // called): as Lambda, the invocation fails and the runtime exits.
+    // Nothing is left to run. A callback's answer waiting for this moment is posted now;
+    // otherwise the handler's promise never settled (nor its callback was called): as Lambda,
+    // the invocation fails and the runtime exits.
+    if (answerOnEmptyLoop) {
+        const answer = answerOnEmptyLoop;
+        answerOnEmptyLoop = null;
+        answer(); // resolving the handler's promise gives the loop work again
+        return;
+    }
     const requestId = inFlight;
     if (!requestId) {
         return;
@@ -414,6 +437,7 @@ async function main() {
             failure = errorBody(error);
         }
         inFlight = null;
+        answerOnEmptyLoop = null;
         try {
             if (failure) {
                 logError(failure);
