@@ -58,7 +58,8 @@ def listening_unix(root: int) -> set[str]:
     """The paths of the Unix stream sockets ``root``'s process tree listens on."""
     inodes = _socket_inodes(root)
     paths: set[str] = set()
-    for line in Path("/proc/net/unix").read_text(encoding="ascii", errors="replace").splitlines()[1:]:
+    table = Path("/proc/net/unix").read_text(encoding="ascii", errors="replace")
+    for line in table.splitlines()[1:]:
         fields = line.split()
         # Flags __SO_ACCEPTCON (0x10000): listening; Type 0001: SOCK_STREAM
         if len(fields) >= 8 and int(fields[3], 16) & 0x10000 and fields[6] in inodes:
