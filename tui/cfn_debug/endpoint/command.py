@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from cfn_debug.endpoint.runtimes import endpoint_url_note
 from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
@@ -164,7 +165,11 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
                     f"timeout {spec.timeout_s:g} s)"
                 )
             )
-        emit(printable(aws.target.describe()))
+        aws_line = aws.target.describe()
+        note = endpoint_url_note(endpoint.runtimes.values())
+        if note and aws.target.kind in ("local", "endpoint"):
+            aws_line += f"; {note}"
+        emit(printable(aws_line))
         if debug.port is not None:
             from cfn_debug.debugger.launch import launch_text
 
