@@ -272,10 +272,10 @@ class ScenarioRunner:
             play.abandon("the endpoint could not be used")
         except CfnDebugError as error:
             play.result.error = str(error)
-        if play.live or play.unknown_creations:
+        if play.live or play.unknown_creations:  # after an infrastructure limit too
             try:
                 await play.cleanup()
-            except EndpointUnusable as gone:
+            except (EndpointUnusable, CfnDebugError) as gone:
                 play.abandon(str(gone))
         result = play.result
         result.total_s = time.monotonic() - started
