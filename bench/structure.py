@@ -13,20 +13,31 @@ calls. Layers are those of the import-linter contract in pyproject.toml.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-#: Top layer first; a module belongs to the first entry its name starts with (longest wins).
-LAYERS: list[list[str]] = [
-    ["cli"],
-    ["app", "headless"],
-    ["workspace", "chain", "readback", "scenarios", "watch", "targets", "demo"],
-    ["contract", "diff", "schema", "journal", "export", "console", "event_checks"],
-    ["endpoint", "invoke", "aws", "events", "project", "expectations", "stepsummary"],
-    ["aws_calls", "infrastructure", "env_progress", "crash"],
-    ["records", "text", "errors", "locations", "filesafe", "credentials", "options"],
-]
+
+def _contract_layers() -> list[list[str]]:
+    """The layers of the first import-linter "layers" contract in pyproject.toml, top first."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    config = tomllib.loads(
+        (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    )
+    contracts = config["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c.get("type") == "layers")
+    return [
+        [name.strip().removeprefix("cfn_debug.") for name in re.split(r"[|:]", layer)]
+        for layer in layers
+    ]
+
+
+#: Top layer first; a module belongs to the entry its name starts with (longest wins).
+LAYERS: list[list[str]] = _contract_layers()
 
 
 def modules(root: Path) -> Iterator[tuple[str, Path]]:

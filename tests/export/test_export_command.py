@@ -13,7 +13,7 @@ from junitparser import JUnitXml
 
 from cfn_debug.cli import main
 from cfn_debug.export import Masker, load_transcript
-from cfn_debug.export.markdown import text
+from cfn_debug.export.markup import text
 from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import RunEnded, RunRecord, RunStarted, StepCompleted
 

@@ -10,7 +10,7 @@ from export_sample import ANSI_LOG, TRICKY_LOG, WRITE_ONLY
 from junitparser import Error, Failure, JUnitXml, TestSuite
 
 from cfn_debug.export import export_session
-from cfn_debug.export.junit import xml_attr, xml_text
+from cfn_debug.export.markup import xml_attr, xml_text
 from cfn_debug.journal.session import Session
 
 

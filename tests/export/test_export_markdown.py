@@ -15,7 +15,7 @@ from export_sample import ANSI_LOG, TRICKY_LOG, WRITE_ONLY
 from markdown_it import MarkdownIt
 
 from cfn_debug.export import export_session
-from cfn_debug.export.markdown import code, fence_for, text
+from cfn_debug.export.markup import code, fence_for, text
 from cfn_debug.journal.session import Session
 from cfn_debug.records import Action
 

@@ -2,7 +2,8 @@
 
 Everything is under ``$XDG_STATE_HOME/cfn-debug`` (else ``~/.local/state/cfn-debug``): session
 journals, crash reports, screenshots and the cached virtual environments of projects' handler
-requirements. Nothing is ever written into the user's project.
+requirements; and where the bundled demo projects are. Nothing is ever written into the
+user's project.
 """
 
 from __future__ import annotations
@@ -10,6 +11,11 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
+
+#: The bundled demo resource type's project directory (``--demo``).
+DEMO_DIR = Path(__file__).resolve().parent / "demo"
+#: The bundled demo hook's project directory (``--demo hook``).
+DEMO_HOOK_DIR = Path(__file__).resolve().parent / "demo_hook"
 
 
 def state_dir() -> Path:

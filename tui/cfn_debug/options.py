@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from cfn_debug.locations import DEMO_DIR, DEMO_HOOK_DIR
+
 
 def port_number(text: str) -> int:
     """A TCP port given on the command line: 1..65535, else a usage error (exit 2)."""
@@ -85,10 +87,7 @@ def apply_demo(args: argparse.Namespace) -> None:
     demo = getattr(args, "demo", None)
     if demo is None:
         return
-    if demo == "hook":
-        from cfn_debug.demo_hook import DEMO_HOOK_DIR as root
-    else:
-        from cfn_debug.project import DEMO_DIR as root
+    root = DEMO_HOOK_DIR if demo == "hook" else DEMO_DIR
     args.project = str(root)
     if hasattr(args, "project_dir"):
         args.project_dir = str(root)

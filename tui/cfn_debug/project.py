@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug.errors import CfnDebugError, EventError, ProjectError
 from cfn_debug.events import EventSpec, event_from_model, load_event
 from cfn_debug.filesafe import read_json, read_text
+from cfn_debug.locations import DEMO_DIR
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:
     from cfn_debug.aws.placeholders import Exports
     from cfn_debug.endpoint.template import FunctionSpec
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo"
 RPDK_CONFIG = ".rpdk-config"
 TEMPLATE_NAMES = ("template.yml", "template.yaml")
 #: Directories of ready-made events, in the order they are listed.

@@ -1,6 +1,6 @@
 """The bundled demo hook (``CfnDebug::Demo::BucketGuard``): a hook project as `cfn init` lays it
 out, opened with ``--demo hook`` (see the README's Hooks section)."""
 
-from pathlib import Path
+from cfn_debug.locations import DEMO_HOOK_DIR
 
-DEMO_HOOK_DIR = Path(__file__).resolve().parent
+__all__ = ["DEMO_HOOK_DIR"]

@@ -9,9 +9,11 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from cfn_debug.endpoint.runtimes import endpoint_url_note
 from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import EndpointError, ExitCode
+from cfn_debug.locations import DEMO_DIR
 from cfn_debug.options import (
     add_aws_options,
     add_debug_options,
@@ -21,8 +23,6 @@ from cfn_debug.options import (
 )
 from cfn_debug.project import is_project_dir
 from cfn_debug.text.terminal import printable
-
-DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 
 
 def is_loopback(host: str) -> bool:
@@ -165,7 +165,11 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
                     f"timeout {spec.timeout_s:g} s)"
                 )
             )
-        emit(printable(aws.target.describe()))
+        aws_line = aws.target.describe()
+        note = endpoint_url_note(endpoint.runtimes.values())
+        if note and aws.target.kind in ("local", "endpoint"):
+            aws_line += f"; {note}"
+        emit(printable(aws_line))
         if debug.port is not None:
             from cfn_debug.debugger.launch import launch_text
 

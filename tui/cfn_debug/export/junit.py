@@ -13,31 +13,19 @@ are written as visible ``\\xNN`` escapes instead of making the file unreadable.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from cfn_debug.aws_calls import call_line
-from cfn_debug.export.formatting import contract_sentence, step_status, visible
+from cfn_debug.export.formatting import contract_sentence, step_status
+from cfn_debug.export.markup import xml_attr, xml_text
 from cfn_debug.export.masking import Masker
+from cfn_debug.export.scenario_report import (
+    scenario_run_ids,
+    scenarios_of,
+    write_scenario_suite,
+)
 from cfn_debug.records import Action, Finding, Level, OutcomeKind, RunRecord, Step
-
-_INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    char = match.group()
-    return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-
-
-def xml_text(value: str) -> str:
-    value = _INVALID_XML.sub(_visible, visible(value))
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def xml_attr(value: object) -> str:
-    text = xml_text(str(value)).replace('"', "&quot;")
-    return text.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
 
 
 def _headline(message: str, limit: int = 200) -> str:
@@ -163,12 +151,6 @@ def write_junit(
     """Write the JUnit XML report of ``runs`` (masked by ``masker``) to ``out``: the scenario
     results ``meta`` carries first (one testcase per scenario; their chains are theirs), then a
     suite per other run."""
-    from cfn_debug.export.scenario_report import (
-        scenario_run_ids,
-        scenarios_of,
-        write_scenario_suite,
-    )
-
     scenarios = scenarios_of(meta)
     theirs = scenario_run_ids(scenarios)
     runs = [run for run in runs if run.run_id not in theirs]

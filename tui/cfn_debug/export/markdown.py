@@ -7,7 +7,6 @@ fence longer than any line of backticks in the logs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from html import escape as html_escape
 from typing import Any, TextIO
@@ -32,37 +31,12 @@ from cfn_debug.export.formatting import (
     visible,
     write_only_note,
 )
+from cfn_debug.export.markup import code, fence_for, text
 from cfn_debug.export.masking import Masker
+from cfn_debug.export.scenario_report import scenarios_of, write_scenarios_markdown
 from cfn_debug.records import Change, Finding, RunRecord, Step
 
-_PUNCTUATION = re.compile(r"([\\`*_\[\]<>|~#!&])")
-_BACKTICKS = re.compile(r"`+")
 _MAX_CELL = 200
-
-
-def text(value: str) -> str:
-    """Plain text safe in a paragraph or a table cell: punctuation escaped, one line."""
-    value = _PUNCTUATION.sub(r"\\\1", visible(value))
-    return value.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
-
-
-def code(value: str, *, in_table: bool = True) -> str:
-    """An inline code span showing ``value`` exactly (newlines become spaces)."""
-    value = visible(value.replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
-    if not value:
-        return "` `"
-    longest = max((len(m) for m in _BACKTICKS.findall(value)), default=0)
-    fence = "`" * (longest + 1)
-    if value.startswith("`") or value.endswith("`") or (value[0] == " " and value[-1] == " "):
-        value = f" {value} "
-    if in_table:
-        value = value.replace("|", "\\|")
-    return f"{fence}{value}{fence}"
-
-
-def fence_for(lines: Iterable[str]) -> str:
-    longest = max((len(m) for line in lines for m in _BACKTICKS.findall(line)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def _cell_value(value: Any) -> str:
@@ -197,8 +171,6 @@ def write_markdown(
 ) -> None:
     """Write the Markdown transcript of ``runs`` (masked by ``masker``) to ``out``."""
     _write_header(meta, masker, out)
-    from cfn_debug.export.scenario_report import scenarios_of, write_scenarios_markdown
-
     write_scenarios_markdown(scenarios_of(meta), out)
     for run in masker.runs(runs, models=False):
         _write_run(run, out)

@@ -16,7 +16,7 @@ from html import escape
 from typing import Any, TextIO
 
 from cfn_debug.export.formatting import visible
-from cfn_debug.export.junit import xml_attr, xml_text
+from cfn_debug.export.markup import code, fence_for, text, xml_attr, xml_text
 
 SUITE_NAME = "cfn-debug scenarios"
 _ERROR_OUTCOMES = ("blocked", "error")
@@ -166,8 +166,6 @@ _MARK = {
 
 def write_scenarios_markdown(summaries: Sequence[Mapping[str, Any]], out: TextIO) -> None:
     """A "Scenarios" section: a table of outcomes, then each scenario's steps and verdicts."""
-    from cfn_debug.export.markdown import code, fence_for, text
-
     if not summaries:
         return
     out.write("## Scenarios\n\n| scenario | outcome | MUST | time |\n|---|---|---|---|\n")

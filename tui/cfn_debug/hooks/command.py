@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import CfnDebugError, ExitCode
+from cfn_debug.scenarios.document import scenario_document
 
 
 def is_hook_target(args: argparse.Namespace) -> bool:
@@ -110,6 +111,4 @@ def hook_scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> 
 
 def hook_document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, Any]:
     """The resource scenarios' --json document (it names the hook's type)."""
-    from cfn_debug.scenarios.command import _document
-
-    return _document(args, partial)
+    return scenario_document(args, partial)

@@ -16,13 +16,14 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError, EventError, ExitCode
 from cfn_debug.options import add_aws_options, add_debug_options, add_target_options
+from cfn_debug.scenarios.document import OK_OUTCOMES, scenario_document
 
 
 def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] | None:
@@ -139,6 +140,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="never add a suffix, not even to retry a create answered AlreadyExists",
     )
     parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="scenarios played at once, at most, where they claim no identifier in common "
+        "(default: the machine's cores with the embedded endpoint and no debugger, else 1)",
+    )
+    parser.add_argument(
         "--junit",
         metavar="FILE",
         help="also write the results as JUnit XML, one testcase per scenario (for CI)",
@@ -164,7 +172,7 @@ def scenario_command(args: argparse.Namespace) -> int:
         if isinstance(error, KeyboardInterrupt | SystemExit):
             raise
         kind = "usage or infrastructure" if isinstance(error, CfnDebugError) else "internal"
-        document = _document(args, partial)
+        document = scenario_document(args, partial)
         document["ok"] = False
         document["errors"].append(
             {"kind": kind, "message": str(error) if kind != "internal" else repr(error)}
@@ -173,47 +181,6 @@ def scenario_command(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         sys.stdout.flush()
         raise
-
-
-def _document(args: argparse.Namespace, partial: dict[str, Any]) -> dict[str, Any]:
-    """The --json document from what there is: the workspace, runner and results so far."""
-    from cfn_debug.scenarios.masking import masked_results
-    from cfn_debug.scenarios.results import Outcome
-
-    workspace = partial.get("workspace")
-    hook = getattr(workspace, "hook", None)  # a hook project (cfn_debug.hooks)
-    runner = partial.get("runner")
-    results = partial.get("results", [])
-    schema = workspace.schema if workspace is not None else None
-    target = workspace.aws_target if workspace is not None else None
-    errors = [
-        {"kind": "infrastructure", "scenario": r.name, "message": r.error or "could not run"}
-        for r in results
-        if r.outcome is Outcome.ERROR
-    ] + [
-        {"kind": "blocked", "scenario": r.name, "message": r.notes[-1] if r.notes else "blocked"}
-        for r in results
-        if r.outcome is Outcome.BLOCKED
-    ]
-    write_only = schema.write_only if schema is not None else ()
-    reveal = bool(getattr(args, "reveal_write_only", False))
-    return {
-        "cfn_debug": __version__,
-        "endpoint": workspace.endpoint_label if workspace is not None else None,
-        "aws": target.to_dict() if target is not None else None,
-        "type_name": schema.type_name if schema else hook.schema.type_name if hook else None,
-        "inputs": runner.inputs.source if runner is not None else None,
-        "type_configuration": partial.get("type_configuration"),
-        "ok": all(r.outcome in _OK for r in results) and not errors,
-        "counts": {o.value: sum(r.outcome is o for r in results) for o in Outcome},
-        "scenarios": masked_results(results, write_only, reveal=reveal),
-        "leaked": [
-            {"scenario": name, "identifier": identifier}
-            for name, identifier in (runner.leaked if runner is not None else [])
-        ],
-        "errors": errors,
-        "notices": partial.get("notices", []),
-    }
 
 
 def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
@@ -247,7 +214,10 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
     from cfn_debug.debugger.options import debug_options
 
-    workspace = open_workspace(args, console, debug_options(args, terminal=not args.json))
+    if args.jobs is not None and args.jobs < 1:
+        raise CfnDebugError("expected a number of scenarios >= 1", field="--jobs")
+    debug = debug_options(args, terminal=not args.json)
+    workspace = open_workspace(args, console, debug)
     partial["workspace"] = workspace
     results: list[ScenarioResult] = []
     partial["results"] = results
@@ -267,6 +237,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             if getattr(args, "no_unique", False)
             else (True if getattr(args, "unique", False) else None),
             generate=bool(getattr(args, "generate", False)),
+            concurrency=_concurrency(args, workspace, debug),
         )
         partial["type_configuration"] = options.type_configuration
         runner = ScenarioRunner(workspace, options)
@@ -324,7 +295,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         _write_junit(Path(args.junit), results, workspace, reveal=reveal)
 
     if args.json:
-        document = _document(args, partial)
+        document = scenario_document(args, partial)
         json.dump(document, sys.stdout, indent=2, default=str, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
@@ -333,7 +304,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         from cfn_debug.aws.target import no_aws_note
 
         note = no_aws_note(workspace.aws_target)
-        if note and not all(r.outcome in _OK for r in results):
+        if note and not all(r.outcome in OK_OUTCOMES for r in results):
             console.print(note, markup=False, style="yellow")
     if any(r.outcome is Outcome.ERROR for r in results):
         return ExitCode.ERROR
@@ -343,6 +314,19 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     # a resource that must exist, an AWS moto lacks, a handler that refuses the input): nothing
     # was judged, so it is no finding either; the run could not do what it was asked
     return ExitCode.ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else ExitCode.OK
+
+
+def _concurrency(args: argparse.Namespace, workspace: Any, debug: Any) -> int:
+    """--jobs; else the cores (at most a function's workers) where the embedded endpoint runs
+    the handler and no debugger may stop it; else 1 (an endpoint of one worker, the emulator's,
+    answers one invocation at a time)."""
+    if args.jobs is not None:
+        return int(args.jobs)
+    if workspace.embedded is None or debug.wanted:
+        return 1
+    from cfn_debug.endpoint.pool import MAX_WORKERS_PER_FUNCTION
+
+    return max(1, min(os.cpu_count() or 1, MAX_WORKERS_PER_FUNCTION))
 
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
@@ -359,7 +343,6 @@ def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
 def _write_junit(path: Path, results: list[Any], workspace: Any, *, reveal: bool) -> None:
     """--junit FILE: one testcase per scenario (export.scenario_report), written whole or not
     at all (a temporary file beside it, then renamed)."""
-    import os
     import tempfile
 
     from cfn_debug.export.scenario_report import write_scenarios_junit
@@ -380,15 +363,6 @@ def _write_junit(path: Path, results: list[Any], workspace: Any, *, reveal: bool
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise CfnDebugError(f"cannot write: {exc.strerror}", path=path, field="--junit") from None
-
-
-def _ok() -> frozenset[Any]:
-    from cfn_debug.scenarios.results import Outcome
-
-    return frozenset({Outcome.PASSED, Outcome.WARNED, Outcome.SKIPPED})
-
-
-_OK = _ok()
 
 
 def _names_a_file(given: str) -> bool:

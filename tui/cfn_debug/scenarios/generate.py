@@ -195,14 +195,15 @@ def example_update(schema: ResourceSchema) -> dict[str, Any]:
     return result
 
 
-def fresh_identifier(schema: ResourceSchema) -> dict[str, Any]:
-    """A primary identifier generated from the schema: one no resource has (almost surely)."""
+def fresh_identifier(
+    schema: ResourceSchema, pointers: tuple[str, ...] | None = None
+) -> dict[str, Any]:
+    """A primary identifier generated from the schema: one no resource has (almost surely);
+    only its parts at ``pointers`` when given."""
     import secrets
 
-    from hypothesis_jsonschema import from_schema
-
     identifier: dict[str, Any] = {}
-    for pointer in schema.primary_identifier:
+    for pointer in schema.primary_identifier if pointers is None else pointers:
         subs = schema.subschemas(pointer)
         node = _plain(schema, subs[0]) if subs else {}
         unconstrained = set(node) <= {"type"} and node.get("type") in (None, "string")
@@ -210,6 +211,8 @@ def fresh_identifier(schema: ResourceSchema) -> dict[str, Any]:
             identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
             continue
         try:
+            from hypothesis_jsonschema import from_schema  # slow to import: only when needed
+
             top = _top_patterns(node)
             _python_patterns(node)
             strategy = from_schema(node)
