@@ -133,12 +133,12 @@ async def test_open_shows_a_saved_session_read_only(tmp_path: Path) -> None:
             await pilot.press("1")
             assert "primary-identifier-present" in screen_text(viewer)
             # Running is off: the key does nothing and the footer does not offer it.
-            shown = viewer.view
+            shown = viewer.main.view
             await pilot.press("r")
             await pilot.pause()
             prompt = status_prompt(viewer)  # the run's outcome, and that nothing runs here
             assert "read-only" in prompt.text + prompt.hint
-            assert viewer.view is shown and viewer.view.ended
+            assert viewer.main.view is shown and viewer.main.view.ended
             assert " r Run" not in screen_text(viewer).splitlines()[-1]
             assert viewer.workspace is None
 

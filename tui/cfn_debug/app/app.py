@@ -336,7 +336,7 @@ class CfnDebugApp(App[int]):
 
     def _known_secrets(self) -> set[str]:
         """Every credential value the session carries (events, profile): none may be drawn."""
-        sources: list[Any] = [event.data for event in self.events]
+        sources: list[Any] = [event.data for event in self.main.events]
         if self.workspace is not None:
             sources.append(getattr(self.workspace.defaults, "credentials", None))
         return known_secrets(sources)
