@@ -21,12 +21,16 @@ flaky), and a budget caps the runs: past it, shrinking stops at the smallest fai
 from __future__ import annotations
 
 import json
+import re
+import secrets
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfn_debug.locations import state_dir
 from cfn_debug.schema import ResourceSchema, identifier_model, join_pointer
+from cfn_debug.schema.ecma_regex import compile_ecma
 
 _MAX_DEPTH = 8
 
@@ -35,8 +39,6 @@ def _keep_out_of_the_project() -> None:
     """Hypothesis keeps its files (.hypothesis/) under cfn-debug's state directory, never in
     the working directory, which is usually the user's project."""
     from hypothesis.configuration import set_hypothesis_home_dir
-
-    from cfn_debug.locations import state_dir
 
     set_hypothesis_home_dir(state_dir() / "hypothesis")
 
@@ -87,8 +89,6 @@ def _top_patterns(plain: dict[str, Any]) -> list[Any]:
     not), its ``$`` matches before a final newline, its ``\\d`` and ``\\w`` match non-ASCII
     digits and letters. A string only Python accepts is an input the schema rejects, and sending
     it as a valid input blames a correct handler (input-valid, model-conforms-to-schema)."""
-    from cfn_debug.schema.ecma_regex import compile_ecma
-
     source = plain.get("pattern")
     return [compile_ecma(source)] if isinstance(source, str) else []
 
@@ -100,8 +100,6 @@ def _python_patterns(plain: dict[str, Any]) -> None:
     or a surrogate-pair range, is taken out. What is left of the difference (``.`` matching
     ``\\r``) is filtered: the top pattern by :func:`_top_patterns`, nested values with the whole
     input by :func:`create_strategy`."""
-    import re
-
     stack: list[Any] = [plain]
     while stack:
         node = stack.pop()
@@ -197,8 +195,6 @@ def example_update(schema: ResourceSchema) -> dict[str, Any]:
 
 def fresh_identifier(schema: ResourceSchema) -> dict[str, Any]:
     """A primary identifier generated from the schema: one no resource has (almost surely)."""
-    import secrets
-
     from hypothesis_jsonschema import from_schema
 
     identifier: dict[str, Any] = {}
