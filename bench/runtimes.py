@@ -6,8 +6,10 @@ For each runtime whose toolchain is here, a trivial echo handler (its project wr
 directory) on the embedded endpoint: warm invoke latency (median and p95 of N invokes after a
 warm-up, one keep-alive connection) and cold start (a fresh worker's first answer after the warm
 workers are replaced), each beside Python's in the same run, with its ratio to Python's (target
-for Node and provided: warm within 1.2x). Then the Node first-invocation build costs, measured on
-the ts-note fixture copied to a temp directory: `npm run build` alone (tsc, dist/ missing) and
+for Node and provided: warm within 1.2x). The runtimes' endpoints are up together and invoked in
+turns, so a change of load falls on all alike; the load average is printed before and after.
+Then the Node first-invocation build costs, measured on the ts-note fixture copied to a temp
+directory: `npm run build` alone (tsc, dist/ missing) and
 `npm ci` + build (node_modules missing too; npm's own download cache as it is), and the Go
 build of the go-note fixture (Go's own build cache as it is). The provided echo is a Go binary
 speaking the Runtime API as aws-lambda-go does; the Java echo runs one JVM per invoke (the Java
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -147,41 +150,89 @@ def _median_p95(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(len(ordered) * 0.95) - 1]
 
 
-def measure(label: str, writer: Callable[[Path], str], invokes: int, colds: int) -> dict:
-    with tempfile.TemporaryDirectory(prefix=f"cfn-debug-bench-{label}-") as temp:
-        root = Path(temp)
-        function = writer(root)
-        body = json.dumps({"tag": "bench"}).encode()
-        with EmbeddedEndpoint(root) as endpoint, httpx.Client(base_url=endpoint.url) as client:
+class Echo:
+    """One runtime's echo on its own embedded endpoint, with the times of its invokes."""
 
-            def once() -> float:
-                started = time.perf_counter()
-                answer = client.post(_path(function), content=body)
-                took = (time.perf_counter() - started) * 1000
-                if answer.status_code != 200 or answer.headers.get("x-amz-function-error"):
-                    raise SystemExit(f"{label}: the echo failed: {answer.text[:300]}")
-                start = answer.headers.get("x-cfn-debug-runtime-start-ms")
-                if start is not None:  # the Java runtime's JVM, started for this invoke
-                    starts.append(float(start))
-                return took
+    def __init__(self, label: str, root: Path, writer: Callable[[Path], str]) -> None:
+        self.label = label
+        self.function = writer(root)
+        self.endpoint = EmbeddedEndpoint(root)
+        self.client: httpx.Client | None = None
+        self.warm: list[float] = []
+        self.cold: list[float] = []
+        self.starts: list[float] = []
+        self.first = 0.0
 
-            starts: list[float] = []
+    def open(self) -> None:
+        self.endpoint.__enter__()
+        self.client = httpx.Client(base_url=self.endpoint.url)
 
-            first = once()
-            for _ in range(20):
-                once()
-            warm = [once() for _ in range(invokes)]
-            cold = []
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        self.endpoint.__exit__(None, None, None)
+
+    def once(self) -> float:
+        assert self.client is not None
+        started = time.perf_counter()
+        answer = self.client.post(_path(self.function), content=BODY)
+        took = (time.perf_counter() - started) * 1000
+        if answer.status_code != 200 or answer.headers.get("x-amz-function-error"):
+            raise SystemExit(f"{self.label}: the echo failed: {answer.text[:300]}")
+        start = answer.headers.get("x-cfn-debug-runtime-start-ms")
+        if start is not None:  # the Java runtime's JVM, started for this invoke
+            self.starts.append(float(start))
+        return took
+
+    def row(self) -> dict:
+        return {
+            "label": self.label,
+            "first": self.first,
+            "warm": _median_p95(self.warm),
+            "cold": _median_p95(self.cold),
+            "runtime_start": _median_p95(self.starts) if self.starts else None,
+        }
+
+
+BODY = json.dumps({"tag": "bench"}).encode()
+#: Java starts a JVM per invoke: it takes one invoke in this many rounds.
+JAVA_EVERY = 5
+
+
+def measure(writers: dict[str, Callable[[Path], str]], invokes: int, colds: int) -> list[dict]:
+    """Every runtime's echo served at once and invoked in turns (the order rotated each round),
+    so a change of the machine's load falls on all of them alike and the ratios hold."""
+    with tempfile.TemporaryDirectory(prefix="cfn-debug-bench-runtimes-") as temp:
+        echoes = []
+        for label, writer in writers.items():
+            root = Path(temp) / label
+            root.mkdir()
+            echoes.append(Echo(label, root, writer))
+        try:
+            for echo in echoes:
+                echo.open()
+                echo.first = echo.once()
+            for echo in echoes:
+                for _ in range(20):
+                    echo.once()
+            for turn in range(invokes):
+                shift = turn % len(echoes)
+                for echo in echoes[shift:] + echoes[:shift]:
+                    if echo.label == "java" and turn % JAVA_EVERY:
+                        continue
+                    echo.warm.append(echo.once())
             for _ in range(colds):
-                endpoint.restart_workers()
-                cold.append(once())
-    return {
-        "label": label,
-        "first": first,
-        "warm": _median_p95(warm),
-        "cold": _median_p95(cold),
-        "runtime_start": _median_p95(starts) if starts else None,
-    }
+                for echo in echoes:
+                    echo.endpoint.restart_workers()
+                    echo.cold.append(echo.once())
+        finally:
+            for echo in echoes:
+                echo.close()
+    return [echo.row() for echo in echoes]
+
+
+def load() -> str:
+    return "load " + " ".join(f"{one:.2f}" for one in os.getloadavg())
 
 
 def node_build_costs() -> dict[str, float] | None:
@@ -242,14 +293,19 @@ def main() -> None:
     parser.add_argument("--colds", type=int, default=10)
     parser.add_argument("--no-build", action="store_true", help="skip the Node build costs")
     args = parser.parse_args()
-    rows = []
+    writers = {}
     for label, (present, writer) in ECHOES.items():
         if not present():
             print(f"{label:<10} skipped: its toolchain is not installed")
             continue
-        rows.append(measure(label, writer, args.invokes, args.colds))
+        writers[label] = writer
+    before = load()
+    rows = measure(writers, args.invokes, args.colds)
     python = next(row for row in rows if row["label"] == "python")
-    print(f"\nwarm invoke, trivial echo, {args.invokes} invokes; cold: {args.colds} fresh workers")
+    print(
+        f"\nwarm invoke, trivial echo, {args.invokes} invokes in turns (java every "
+        f"{JAVA_EVERY}th); cold: {args.colds} fresh workers; {before} before, {load()} after"
+    )
     print(
         f"{'runtime':<10} {'warm median':>12} {'warm p95':>10} {'vs python':>10} "
         f"{'cold median':>12} {'cold p95':>10} {'first (ms)':>11}"

@@ -6,7 +6,9 @@ targets of DESIGN.md section 7:
 - ``scenario all --max-delay 0`` on the bundled demo: under 3 s.
 
 Each command runs ``--runs`` times (default 3); the median and the range are printed with the
-machine's load average, and the exit code of each run (the demo's planted faults exit 1).
+machine's load average, the exit code of each run (the demo's planted faults exit 1) and the
+median CPU time of the command's process tree (user + system, the processes it waited for:
+a figure a busy shared machine moves less than the wall time).
 Run:
     python bench/scenarios.py [--runs N]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,13 +32,18 @@ CASES = (
 )
 
 
-def one_run(extra: list[str]) -> tuple[float, int]:
+def one_run(extra: list[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s of the process tree, exit code) of one command."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(NO_COLOR="1", COLUMNS="200")
     command = [sys.executable, "-m", "cfn_debug.cli", "scenario", "all", *extra, "--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, check=False)
-    return time.perf_counter() - started, proc.returncode
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode
 
 
 def main() -> None:
@@ -43,10 +51,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     for label, extra, target in CASES:
-        walls, codes = [], []
+        walls, cpus, codes = [], [], []
         for _ in range(args.runs):
-            wall, code = one_run(extra)
+            wall, cpu, code = one_run(extra)
             walls.append(wall)
+            cpus.append(cpu)
             codes.append(code)
         load = os.getloadavg()[0]
         median = statistics.median(walls)
@@ -54,7 +63,8 @@ def main() -> None:
         print(
             f"scenario all, {label}: median {median:.2f} s (range {min(walls):.2f}-"
             f"{max(walls):.2f} s, {args.runs} runs, exit {sorted(set(codes))}), target < "
-            f"{target:.0f} s: {verdict}; load {load:.1f}"
+            f"{target:.0f} s: {verdict}; CPU {statistics.median(cpus):.2f} s; load {load:.1f}, "
+            f"{os.cpu_count()} cores"
         )
 
 

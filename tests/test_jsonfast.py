@@ -309,3 +309,19 @@ def test_a_large_model_s_members_are_shared_with_the_step_and_a_null_keeps_the_p
     body = encode_payload(payload)
     assert body == plain_body(payload) and b"NaN" in body
     assert base.payload_encodings(payload) == []
+
+
+def test_remembered_encodings_nobody_holds_are_forgotten() -> None:
+    """``holds`` remembers what it found in large encodings; one that nothing else holds any more
+    (last step's 5 MB body) is let go beyond the newest few, so a chain sending a large context
+    at every step does not keep the last eight steps' bodies resident; ones still held stay."""
+    jsonfast._HOLDS.clear()
+    kept = [b"k%d" % n + b"x" * (1 << 17) for n in range(2)]
+    for raw in kept:
+        assert not jsonfast.holds(raw, b"null")
+    for n in range(8):  # each dropped once asked about, as a step's body is
+        assert not jsonfast.holds(b"d%d" % n + b"y" * (1 << 17), b"null")
+    held = [entry[0] for entry in jsonfast._HOLDS.values()]
+    assert all(any(raw is entry for entry in held) for raw in kept)
+    assert len(held) <= len(kept) + 3, len(held)  # + the newest few
+    jsonfast._HOLDS.clear()

@@ -84,30 +84,25 @@ def test_the_setup_stacks_deploy_and_export(project: Path, exports: set[str]) ->
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason=(
-        "a type moto's CloudFormation skips is now created through its service's API or "
-        "warned about (issue 23 item 5): this test's fixture type needs replacing with "
-        "one that still fails to deploy"
-    ),
-    strict=False,
-)
 def test_a_resource_moto_cannot_create_is_one_line_naming_it(tmp_path: Path) -> None:
+    """moto's Lambda refuses a function whose code bucket does not exist, with its own JSON
+    error inside CloudFormation's XML answer: one line with the service's answer and the
+    resources it may be about, not an unreadable answer."""
     template = tmp_path / "setup.yml"
     template.write_text(
         "Resources:\n"
         "  Queue:\n    Type: AWS::SQS::Queue\n"
-        "  Authority:\n    Type: AWS::ACMPCA::CertificateAuthority\n"
-        "    Properties: {Type: ROOT, KeyAlgorithm: RSA_2048, SigningAlgorithm: SHA256WITHRSA,"
-        " Subject: {CommonName: x}}\n"
+        "  Fn:\n    Type: AWS::Lambda::Function\n"
+        "    Properties: {Runtime: python3.12, Handler: app.handler,"
+        " Role: arn:aws:iam::123456789012:role/r, Code: {S3Bucket: no-such-bucket, S3Key: k}}\n"
     )
     with LocalAws() as local, pytest.raises(SetupError) as caught:
         deploy_setup(client("cloudformation", local.url), template)
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith(f"{template}: /Resources/Authority: resource Authority")
-    assert "AWS::ACMPCA::CertificateAuthority" in message
-    assert "--export" in message
+    assert message.startswith(f"{template}: the setup stack could not be deployed")
+    assert "Fn (AWS::Lambda::Function)" in message
+    assert "NoSuchBucket" in message and "control character" not in message
 
 
 @pytest.mark.slow

@@ -110,8 +110,9 @@ def test_a_huge_integer_in_a_transcript_or_journal_is_a_one_line_error(tmp_path:
 
 
 async def test_a_huge_integer_in_a_handler_answer_is_a_typed_outcome(tmp_path: Path) -> None:
-    """The answer is refused as NOT_JSON with a finding that says why; the journal keeps it."""
-    body = b'{"status": "SUCCESS", "resourceModel": {"N": ' + HUGE.encode() + b"}}"
+    """The answer is valid JSON: it is not called "not JSON" nor judged (no finding); the run
+    ends as an error naming the field and the integer's length, and the journal keeps it."""
+    body = b'{"status": "SUCCESS", "resourceModel": {"a/b": [1, ' + HUGE.encode() + b"]}}"
     with LambdaStub() as stub:
         stub.functions["Fn"] = lambda _event: Reply(body)
         invoker = LocalInvoker(stub.url)
@@ -119,10 +120,13 @@ async def test_a_huge_integer_in_a_handler_answer_is_a_typed_outcome(tmp_path: P
         run, _ = await run_events(invoker, event_spec("x"), "Fn", on_event=journal.record)
         journal.close()
         await invoker.aclose()
-    result = run.steps[0].result
-    assert run.end_reason is EndReason.TERMINAL
-    assert result.kind is OutcomeKind.NOT_JSON and "4,300 digits" in (result.error_message or "")
-    assert load_journal(tmp_path / "j.jsonl").runs[0].steps[0].result.kind is OutcomeKind.NOT_JSON
+    step = run.steps[0]
+    assert run.end_reason is EndReason.ERROR
+    assert step.result.kind is OutcomeKind.UNREADABLE and step.findings == []
+    message = step.result.error_message or ""
+    assert "valid JSON" in message and "/resourceModel/a~1b/1" in message
+    assert "5,000 digits" in message and "4,300" in message
+    assert load_journal(tmp_path / "j.jsonl").runs[0].steps[0].result.kind is OutcomeKind.UNREADABLE
 
 
 # --- FIFOs, devices, links -----------------------------------------------------------------

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from cfn_debug.endpoint.runtimes import UnsupportedRuntime, family_of, runtime_for
+from cfn_debug.app.summary import error_hint
+from cfn_debug.endpoint.runtimes import (
+    UnsupportedRuntime,
+    endpoint_url_note,
+    family_of,
+    runtime_for,
+)
 from cfn_debug.endpoint.runtimes.node import NodeRuntime
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.template import FunctionSpec
@@ -69,3 +75,28 @@ def test_unknown_runtime_is_one_line_naming_it_and_the_sam_alternative() -> None
     assert "\n" not in message
     assert message.startswith("TypeFunction.Runtime: runtime 'ruby3.2' is not one")
     assert "sam local start-lambda" in message and "--endpoint" in message
+
+
+def test_the_dashboards_hint_for_an_unsupported_runtime_says_nothing_of_a_port() -> None:
+    with pytest.raises(UnsupportedRuntime) as caught:
+        runtime_for(spec("ruby3.2"), Path("/nowhere"))
+    hint = error_hint(caught.value)
+    assert "free the port" not in hint  # the message says what is wrong: no port is
+    assert "--endpoint URL" in hint and "sam local start-lambda" in hint
+
+
+def test_the_aws_line_says_which_sdks_read_aws_endpoint_url_for_other_languages() -> None:
+    def note(*runtimes: str) -> str | None:
+        return endpoint_url_note(
+            runtime_for(spec(r, "bootstrap" if r.startswith("p") else "a.b"), Path("/nowhere"))
+            for r in runtimes
+        )
+
+    assert note("python3.11") is None  # the Python story is the README's
+    assert note("provided.al2") == "AWS_ENDPOINT_URL is read by the AWS SDK for Go v2, not v1"
+    assert note("java17") == "AWS_ENDPOINT_URL is read by the AWS SDK for Java 2.x, not 1.x"
+    both = note("nodejs20.x", "python3.11")
+    assert both is not None and both.startswith(
+        "AWS_ENDPOINT_URL is read by the AWS SDK for JavaScript v3, and v2 through"
+    )
+    assert both.endswith(" and by boto3 1.28+")

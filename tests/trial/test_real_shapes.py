@@ -133,19 +133,13 @@ def test_update_without_create_keeps_the_account_when_nothing_can_be_made_unique
     assert step["findings"] == []
 
 
-@pytest.mark.xfail(
-    reason=(
-        "the library refuses this input before the handler runs (issue 23: refused requests "
-        "are judged not at all, exit 2), so input-valid is no longer reported on it; whether "
-        "input findings should still be shown on a refused request is open"
-    ),
-    strict=False,
-)
+@pytest.mark.slow
 def test_values_cloudformation_sends_as_strings_are_valid_input(tmp_path: Path) -> None:
     """CloudFormation sends every primitive as a string ("2", "true"; OC::Organizations::
     PasswordPolicy's sam-tests events do too) and the library recasts them: no input-valid,
     and the typed value the handler returns is the one requested. A string that is no valid
-    value stays a finding."""
+    value stays a finding: the library refuses that input before the handler runs (the run
+    could not run, exit 2, the handler not judged), and input-valid still names each field."""
     sent = STAMP / "sample_events" / "create-as-cloudformation-sends.json"
     proc = cfn_debug("run", str(sent), "--project", str(STAMP), "--json", "--no-journal")
     doc = document(proc)
@@ -164,8 +158,11 @@ def test_values_cloudformation_sends_as_strings_are_valid_input(tmp_path: Path) 
         (f["rule_id"], f["pointer"].rsplit("/", 1)[-1])
         for f in doc["runs"][0]["steps"][0]["findings"]
     }
-    assert ("input-valid", "Copies") in found and ("input-valid", "Inked") in found, found
-    assert proc.returncode == 1
+    assert found == {("input-valid", "Copies"), ("input-valid", "Inked")}, found
+    (error,) = doc["errors"]
+    assert "could not read the input" in error["message"], error
+    assert "handler never ran" in error["message"], error
+    assert proc.returncode == 2
 
 
 @pytest.mark.slow

@@ -47,7 +47,8 @@ def test_an_old_library_gets_the_request_shape_it_reads() -> None:
 def test_a_property_the_model_class_lacks_is_the_inputs_fault(tmp_path: Path) -> None:
     """An input with a property the handler's model class does not have: the library's
     recast_object raises KeyError before the handler runs. No finding on the handler (there
-    were MUST input and scenario findings), exit 2 with one line naming library and field."""
+    were scenario findings), exit 2 with one line naming library and field; input-valid still
+    says what the schema finds in the input."""
     event = tmp_path / "inputs_1_create.json"
     event.write_text(json.dumps({"Name": "/cfndebug/old-lib-extra", "Value": "v", "Colour": "x"}))
     proc = cfn_debug(
@@ -57,7 +58,8 @@ def test_a_property_the_model_class_lacks_is_the_inputs_fault(tmp_path: Path) ->
     assert "cloudformation-cli-python-lib 2.0.0's model class has no property 'Colour'" in (
         proc.stdout
     )
-    assert "0 MUST finding(s), 0 SHOULD finding(s)" in proc.stdout
+    assert "1 MUST finding(s), 0 SHOULD finding(s)" in proc.stdout
+    assert "input-valid /request/desiredResourceState" in proc.stdout
 
 
 @pytest.mark.slow

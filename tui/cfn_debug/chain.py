@@ -235,7 +235,9 @@ def build_step(
         except Exception as error:  # a bug in the checks: keep the step, say so, blame no one
             findings.append(internal_error_finding(error, index))
         if findings and _refused(result):
-            findings = []  # the library refused the request: the handler never saw it
+            # the library refused the request: the handler never saw it, so nothing is the
+            # handler's; what the schema says of the input stays (which field is invalid)
+            findings = [f for f in findings if f.rule_id in _INPUT_RULES]
         step = Step(
             index=index,
             action=action,
@@ -296,7 +298,10 @@ def internal_error_finding(error: BaseException, index: int | None) -> Finding:
     )
 
 
-#: What a step records in place of a request too deeply nested to redact.
+#: The findings on the request itself (the user's input), kept when the library refused it.
+_INPUT_RULES = frozenset({"input-valid"})
+
+
 def _refused(result: InvokeResult) -> bool:
     """Whether cloudformation-cli-python-lib refused the request before the handler ran."""
     from cfn_debug.pylib.refusal import library_refusal

@@ -2,8 +2,9 @@
 AWS it calls could not be reached. They end a chain as an error (exit 2), never as a finding.
 
 An unreachable endpoint and an HTTP error from it are typed by the invoker already
-(OutcomeKind.UNREACHABLE, HTTP_ERROR); this module names the two that arrive looking like a
-handler's answer:
+(OutcomeKind.UNREACHABLE, HTTP_ERROR); an answer that is valid JSON cfn-debug cannot read
+(OutcomeKind.UNREADABLE: an integer past Python's digit limit) is one too. This module also names
+those that arrive looking like a handler's answer:
 
 - the Lambda runtime could not load the handler: ``Runtime.ImportModuleError`` (a missing
   dependency, a build not run), ``Runtime.HandlerNotFound``, ``Runtime.MalformedHandlerName``,
@@ -52,6 +53,8 @@ _LIBRARY_EXCEPTION_MESSAGES = ("", "Uninitialized", None)
 
 def infrastructure_error(result: InvokeResult) -> str | None:
     """Why ``result`` is an infrastructure problem, or None when it is the handler's answer."""
+    if result.kind is OutcomeKind.UNREADABLE:
+        return result.error_message or "the function's answer is JSON cfn-debug cannot read"
     if result.kind is OutcomeKind.CRASH and result.error_type in NOT_LOADED:
         detail = f": {result.error_message}" if result.error_message else ""
         return f"the function could not be loaded ({result.error_type}{detail})"

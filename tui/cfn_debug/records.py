@@ -58,6 +58,8 @@ class OutcomeKind(str, Enum):
     NOT_PROGRESS_EVENT = "not_progress_event"  # JSON, but not an object with a status
     UNREACHABLE = "unreachable"  # nothing answered at the endpoint
     HTTP_ERROR = "http_error"  # the endpoint answered with an error (x-amzn-errortype)
+    #: valid JSON cfn-debug cannot read: an integer longer than Python converts (4,300 digits)
+    UNREADABLE = "unreadable"
 
 
 @dataclass

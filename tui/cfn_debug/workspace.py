@@ -84,7 +84,15 @@ class Workspace:
         """One line saying which AWS the handlers talk to (the dashboard's header shows it)."""
         from cfn_debug.aws.target import AwsTarget
 
-        return (self.aws_target or AwsTarget("none")).describe()
+        target = self.aws_target or AwsTarget("none")
+        line = target.describe()
+        if self.embedded is not None and target.kind in ("local", "endpoint"):
+            from cfn_debug.endpoint.runtimes import endpoint_url_note
+
+            note = endpoint_url_note(self.embedded.runtimes.values())
+            if note:
+                line += f"; {note}"
+        return line
 
     @property
     def events(self) -> list[EventSpec]:

@@ -16,8 +16,9 @@ def error_hint(error: BaseException) -> str:
         return "Fix the resource schema (or pass --schema FILE)."
     if isinstance(error, EndpointError):
         return (
-            "The endpoint could not start: free the port, or pass --endpoint URL to use a "
-            "running `sam local start-lambda`."
+            "The endpoint could not start: fix what the message names (a port, a toolchain, a "
+            "build, a runtime it does not run), or pass --endpoint URL to use a running "
+            "`sam local start-lambda`."
         )
     if isinstance(error, ProjectError):
         return (

@@ -9,6 +9,8 @@ and one that is missing is created through its service's API where cfn-debug kno
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 import time
 from collections.abc import Callable
@@ -151,6 +153,24 @@ def _failed_resource(client: Any, stack_name: str, resources: dict[str, str]) ->
     return f"one of its resources: {named}"
 
 
+def _service_error(error: BaseException) -> str | None:
+    """``Type: message`` of a service's JSON error that moto's CloudFormation answered as is
+    (the XML parser then fails on its first character), else None."""
+    text = str(error)
+    start = text.find("b'{")
+    if start < 0:
+        return None
+    try:
+        body = json.loads(ast.literal_eval(text[start:].strip()))
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    if not isinstance(body, dict):
+        return None
+    kind = str(body.get("__type") or body.get("code") or "an error").rsplit("#", 1)[-1]
+    message = str(body.get("message") or body.get("Message") or "").splitlines()
+    return f"{kind}: {message[0][:300]}" if message else kind
+
+
 def _local_failure(error: BaseException) -> str:
     """One line of what the local AWS answered: an HTML error page is named as such."""
     text = str(error).strip()
@@ -197,9 +217,16 @@ def deploy_setup(
     except (ClientError, BotoCoreError) as error:
         raise SetupError(f"the setup stack could not be deployed: {error}", path=template) from None
     except Exception as error:  # moto's server failing (an HTML 500 page botocore cannot parse)
+        where = _failed_resource(client, stack_name, resources)
+        answered = _service_error(error)
+        if answered is not None:  # a service's own (JSON) error passed on as CloudFormation's
+            raise SetupError(
+                f"the setup stack could not be deployed: the local AWS answered {answered} "
+                f"while creating {where}",
+                path=template,
+            ) from None
         if isinstance(error, ResponseParserError) and "not well-formed" in str(error):
             raise SetupError(UNREADABLE, path=template) from None  # XML with a control character
-        where = _failed_resource(client, stack_name, resources)
         raise SetupError(
             f"the local AWS failed while deploying {where}; {_local_failure(error)}: an "
             "infrastructure limit, not a problem of the template or the handler (deploy a "

@@ -20,11 +20,12 @@ from pathlib import Path
 
 from cfn_debug.endpoint import forkserver
 from cfn_debug.endpoint.forkserver import HOST_ESSENTIALS
+from cfn_debug.endpoint.invocation import Invocation
 from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.sourcewatch import SourceWatch
 from cfn_debug.endpoint.template import FunctionSpec
-from cfn_debug.endpoint.worker import Invocation, Worker
+from cfn_debug.endpoint.worker import Worker
 
 MAX_WORKERS_PER_FUNCTION = 8
 REGION = "us-east-1"

@@ -3,7 +3,9 @@
 HTTP is h11's, one thread per connection (http_server.py): an invocation blocks its connection's
 thread while a worker runs it, the endpoint runs the same under pytest, under the engine's asyncio
 loop (it has its own threads) and under `cfn-debug serve`. Before a body is read, every request
-meets guard.py's checks (no browser, no foreign Host name) and Lambda's 6 MB payload limit.
+meets guard.py's checks (no browser, no foreign Host name) and Lambda's 6 MB payload limit; the
+routes and their errors are invoke_api.py's, the invocation (a warm worker per function, its log
+lines and AWS calls, Lambda's REPORT lines) this module's.
 """
 
 from __future__ import annotations
@@ -12,17 +14,14 @@ import base64
 import errno
 import functools
 import json
-import re
 import threading
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import unquote
 
 from cfn_debug.aws_calls import calls_from_dicts, redact_call_dicts
 from cfn_debug.endpoint.debugchannel import DebugChannel, DebugSession
@@ -32,8 +31,15 @@ from cfn_debug.endpoint.debughook import (
     DEBUGPY_PATH_ENV,
     DEBUGPY_PORT_ENV,
 )
-from cfn_debug.endpoint.guard import browser_header, host_allowed
-from cfn_debug.endpoint.http_server import HttpServer, Reply, Request
+from cfn_debug.endpoint.http_server import HttpServer
+from cfn_debug.endpoint.invocation import Invocation
+from cfn_debug.endpoint.invoke_api import (
+    DETAILS_PATH,
+    MAX_REQUEST_BYTES,
+    InvokeApi,
+    error_body,
+    payload_too_large,
+)
 from cfn_debug.endpoint.logs import LogBuffer, LogStore
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
 from cfn_debug.endpoint.pyenv import ProgressCallback, interpreter_for
@@ -41,15 +47,12 @@ from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions, project_languag
 from cfn_debug.endpoint.runtimes.handler_request import RequestRefused
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
-from cfn_debug.endpoint.worker import Invocation, Worker
+from cfn_debug.endpoint.worker import Worker
 from cfn_debug.errors import EndpointError
-from cfn_debug.text.redact import credential_values
 from cfn_debug.text.terminal import printable
 
-INVOKE_ROUTE = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
-#: cfn-debug's own route: one invocation's logs and AWS calls, by request id (`serve` clients).
-DETAILS_PATH = "/_cfn_debug/invocations/"
-#: The header an invocation's answer names that route in; other endpoints do not send it.
+#: The header an invocation's answer names its details route in (``DETAILS_PATH`` + request
+#: id); other endpoints do not send it.
 DETAILS_HEADER = "X-Cfn-Debug-Details"
 #: Milliseconds the handler spent stopped in a debugger (not its time); sent when any.
 STOPPED_HEADER = "X-Cfn-Debug-Stopped-Ms"
@@ -59,193 +62,8 @@ DEBUGGER_HEADER = "X-Cfn-Debug-Debugger"
 #: JVM), in ms: not the handler's time.
 RUNTIME_START_HEADER = "X-Cfn-Debug-Runtime-Start-Ms"
 TAIL_BYTES = 4096
-#: Lambda's limit on a synchronous invocation's request payload (6 MiB).
-MAX_REQUEST_BYTES = 6 * 1024 * 1024
 #: A client that takes longer than this to send a request's head (or stalls in its body) is dropped.
 HEADER_TIMEOUT_S = 10.0
-
-
-def _error_body(error_type: str, message: str) -> bytes:
-    return json.dumps({"Type": error_type, "Message": message}).encode()
-
-
-def _function_name(raw: str) -> str:
-    """The function name from a name, a partial ARN or a full ARN (a qualifier is ignored)."""
-    name = unquote(raw)
-    if ":function:" in name:
-        name = name.split(":function:", 1)[1]
-    elif name.startswith("function:"):
-        name = name[len("function:") :]
-    return name.split(":", 1)[0]
-
-
-class _InvokeApi:
-    """The Invoke API's routes and errors over the HTTP transport (http_server.py)."""
-
-    def __init__(self, endpoint: EmbeddedEndpoint) -> None:
-        self.endpoint = endpoint
-
-    def screen(self, request: Request) -> Reply | None:
-        """Refuse, before the body is read, what must never reach a handler (see guard.py)."""
-        hosts = [value for name, value in request.headers if name == "host"]
-        if len(hosts) > 1 or not host_allowed(hosts[0] if hosts else None, self.endpoint.host):
-            shown = printable_host(hosts[-1]) if hosts else ""
-            return _service_error(
-                403,
-                "AccessDeniedException",
-                "User",
-                f"Host {shown!r} is not allowed: this endpoint answers only requests addressed "
-                "to a loopback name or address or the address it is bound to "
-                "(DNS rebinding protection)",
-            )
-        header = browser_header(request.headers)
-        if header is not None:
-            return _service_error(
-                403,
-                "AccessDeniedException",
-                "User",
-                f"requests from a web browser are refused (the request carries {header}): "
-                "no web page may invoke a handler",
-            )
-        if not request.target.startswith("/"):
-            return _service_error(
-                400, "InvalidRequestContent", "User", "expected a path such as /2015-03-31/..."
-            )
-        return None
-
-    def handle(self, request: Request) -> Reply:
-        request_id = str(uuid.uuid4())
-        if request.method == "GET" and request.target.startswith(DETAILS_PATH):
-            return self._details(request, request_id)
-        if request.method == "GET":
-            return self._get(request)
-        if request.method != "POST":
-            return _method_not_allowed()
-        try:
-            return self._invoke(request, request_id)
-        except Exception as error:  # the endpoint must outlive any one request's failure
-            reply = _service_error(500, "ServiceException", "Service", str(error), request_id)
-            reply.close = True
-            return reply
-
-    def _get(self, request: Request) -> Reply:
-        """GET routes (none of the Invoke API's own; cfn-debug's may live here)."""
-        return _method_not_allowed()
-
-    def _invoke(self, request: Request, request_id: str) -> Reply:
-        body = request.body
-        path, _, query = request.target.partition("?")
-        match = INVOKE_ROUTE.match(path)
-        if match is None:
-            return _service_error(
-                404, "LocalServiceException", "LocalService", "PathNotFoundException", request_id
-            )
-        endpoint = self.endpoint
-        name = _function_name(match.group("name"))
-        pool = endpoint.pool(name)
-        if pool is None:
-            return _service_error(
-                404,
-                "ResourceNotFound",
-                "User",
-                f"Function not found: {function_arn(name)}",
-                request_id,
-            )
-        if query:
-            return _service_error(
-                400,
-                "InvalidRequestContent",
-                "User",
-                "Query Parameters are not supported",
-                request_id,
-            )
-        invocation_type = request.header("x-amz-invocation-type", "RequestResponse")
-        if invocation_type != "RequestResponse":
-            return _service_error(
-                501,
-                "NotImplemented",
-                "LocalService",
-                f"invocation-type: {invocation_type} is not supported. "
-                "RequestResponse is only supported.",
-                request_id,
-            )
-        secrets: tuple[str, ...] = ()
-        if not body.strip():
-            body = b"{}"
-        else:
-            try:
-                secrets = credential_values(json.loads(body))
-            except (ValueError, RecursionError):
-                return _service_error(
-                    400,
-                    "InvalidRequestContent",
-                    "User",
-                    "Could not parse request body into json: No JSON object could be decoded",
-                    request_id,
-                )
-        tail = request.header("x-amz-log-type", "None") == "Tail"
-        later: list[Callable[[], None]] = []
-        status, payload, headers = endpoint.invoke(
-            pool, request_id, body, tail=tail, secrets=secrets, defer=later.append
-        )
-        reply = Reply(status, payload, {"x-amzn-RequestId": request_id, **headers})
-        if later:  # the runtime's 202 and the log lines, once the answer is sent
-            reply.after = later[0] if len(later) == 1 else functools.partial(_run_all, later)
-        return reply
-
-    def _details(self, request: Request, request_id: str) -> Reply:
-        """cfn-debug's own route: one invocation's logs and AWS calls (for `run --endpoint`)."""
-        wanted = unquote(request.target[len(DETAILS_PATH) :].partition("?")[0])
-        endpoint = self.endpoint
-        details: dict[str, Any] = {
-            "logs": endpoint.logs_for(wanted),
-            "aws_calls": endpoint.aws_calls_for(wanted),
-        }
-        note = endpoint.aws_calls_note_for(wanted)
-        if note is not None:
-            details["aws_calls_note"] = note
-        return Reply(200, json.dumps(details).encode(), {"x-amzn-RequestId": request_id})
-
-
-def _run_all(work: list[Callable[[], None]]) -> None:
-    """Each of ``work`` in order; one's failure does not keep the rest from running."""
-    for item in work:
-        try:
-            item()
-        except Exception:
-            continue
-
-
-def _service_error(
-    status: int, error_type: str, kind: str, message: str, request_id: str | None = None
-) -> Reply:
-    """An Invoke API error as SAM answers it: x-amzn-errortype and {"Type", "Message"}."""
-    return Reply(
-        status,
-        _error_body(kind, message),
-        {"x-amzn-RequestId": request_id or str(uuid.uuid4()), "x-amzn-errortype": error_type},
-    )
-
-
-def _method_not_allowed() -> Reply:
-    return _service_error(
-        405, "LocalServiceException", "LocalService", "MethodNotAllowedException", "-"
-    )
-
-
-def printable_host(value: str) -> str:
-    """A Host header shortened and with control characters escaped, for an error message."""
-    return value[:100].encode("ascii", "backslashreplace").decode("ascii")
-
-
-def payload_too_large() -> Reply:
-    """Lambda's answer to a synchronous payload over 6 MB (6,291,456 bytes)."""
-    return _service_error(
-        413,
-        "RequestEntityTooLargeException",
-        "User",
-        f"Request must be smaller than {MAX_REQUEST_BYTES} bytes for the InvokeFunction operation",
-    )
 
 
 class EmbeddedEndpoint:
@@ -309,7 +127,7 @@ class EmbeddedEndpoint:
             if self._server is not None:
                 return
             runtimes = self._runtimes()
-            api = _InvokeApi(self)
+            api = InvokeApi(self)
             try:
                 server = HttpServer(
                     (self.host, self.port),
@@ -492,7 +310,7 @@ class EmbeddedEndpoint:
         except RequestRefused as refused:
             return (
                 refused.status,
-                _error_body("User", refused.message),
+                error_body("User", refused.message),
                 {"x-amzn-errortype": refused.error_type},
             )
         invocation = Invocation(
@@ -505,7 +323,7 @@ class EmbeddedEndpoint:
             invocation.acknowledge()
             return (
                 500,
-                _error_body("Service", "ServiceException"),
+                error_body("Service", "ServiceException"),
                 {"x-amzn-errortype": "ServiceException"},
             )
         if defer is not None:

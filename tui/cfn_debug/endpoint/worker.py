@@ -4,7 +4,8 @@ The endpoint leases a worker to one invocation at a time. The invocation is hand
 through the Runtime API (``GET /2018-06-01/runtime/invocation/next`` answers with it), and its
 answer comes back as ``POST .../response``, ``.../error`` or ``/runtime/init/error``. Everything
 the process writes (stdout and stderr share one pipe) is read by a thread and attributed to the
-invocation in hand until the worker's end-of-invocation sentinel line (see worker_main.py).
+invocation in hand until the worker's end-of-invocation sentinel line (see worker_main.py). The
+invocation's own record (how it ended, its log lines) is invocation.py's.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from cfn_debug.endpoint import peer, proctree
 from cfn_debug.endpoint.debughook import MARK_PREFIX
 from cfn_debug.endpoint.forkserver import ForkedProcess, ForkServer, ForkServerError
+from cfn_debug.endpoint.invocation import ACCEPTED, Invocation
 from cfn_debug.endpoint.logs import LogBuffer
 from cfn_debug.endpoint.runtime_api import Connection, Request, Transport, response_bytes
 from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
@@ -56,73 +57,6 @@ _ROUTE = re.compile(
 )
 
 
-@dataclass
-class Invocation:
-    """One invocation in flight: what was asked, how it ended, and its log lines."""
-
-    request_id: str
-    body: bytes
-    function_arn: str
-    timeout_s: float
-    logs: LogBuffer = field(default_factory=LogBuffer)
-    outcome: str | None = None  # "response", "error", "init_error", "exit", "timeout", "oom"
-    payload: bytes = b""
-    error_type: str | None = None
-    exit_code: int | None = None
-    started: float = 0.0  # monotonic time the worker took the invocation
-    ended: float = 0.0
-    created: float = field(default_factory=time.monotonic)
-    #: Time the handler spent stopped in a debugger (not the handler's: see stopclock).
-    stopped_s: float = 0.0
-    debugger_quit: bool = False  # the user ended it from pdb (q)
-    #: Of the invocation's time, how long its runtime took to start (the Java runtime's JVM,
-    #: one per invocation: java_shim sends it with the answer), in ms; None: not told.
-    runtime_start_ms: float | None = None
-    answered: threading.Event = field(default_factory=threading.Event)
-    logs_closed: threading.Event = field(default_factory=threading.Event)
-    #: The runtime's connection whose answer (POST .../response or .../error) still waits for
-    #: its 202: see acknowledge().
-    ack: Connection | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def acknowledge(self) -> None:
-        """Send the runtime its 202 for this invocation's answer, if it still waits for it. The
-        endpoint calls this once the client's answer is written (or before ``invoke`` returns,
-        without a transport to write it); safe to call more than once and from any thread."""
-        with self._lock:
-            connection, self.ack = self.ack, None
-        if connection is not None:
-            connection.reply(202, _ACCEPTED)
-
-    def reset(self) -> None:
-        """Back to not started, to be run on another worker (this one never reached it)."""
-        with self._lock:
-            self.logs = LogBuffer()
-            self.outcome, self.payload, self.error_type, self.exit_code = None, b"", None, None
-            self.started = self.ended = 0.0
-            self.stopped_s, self.debugger_quit = 0.0, False
-            self.runtime_start_ms = None
-            self.answered = threading.Event()
-            self.logs_closed = threading.Event()
-
-    def finish(
-        self,
-        outcome: str,
-        payload: bytes = b"",
-        error_type: str | None = None,
-        exit_code: int | None = None,
-    ) -> bool:
-        """Record how it ended; the first ending wins (a late answer after a timeout is dropped)."""
-        with self._lock:
-            if self.outcome is not None:
-                return False
-            self.outcome, self.payload = outcome, payload
-            self.error_type, self.exit_code = error_type, exit_code
-            self.ended = time.monotonic()
-        self.answered.set()
-        return True
-
-
 def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str, str]) -> None:
     """A JSON response in one write (status line, headers, body): no delayed-ACK stall."""
     wfile.write(response_bytes(status, body, headers))
@@ -131,7 +65,6 @@ def write_response(wfile: BinaryIO, status: int, body: bytes, headers: dict[str,
 #: The header of an answer that says how long the runtime took to start (lower-case, as read).
 RUNTIME_START_HEADER = "cfn-debug-runtime-start-ms"
 _NOT_FOUND = b'{"errorMessage":"not found","errorType":"NotFound"}'
-_ACCEPTED = b'{"status":"OK"}'
 _BUSY = b'{"errorMessage":"another GET /next is waiting","errorType":"Conflict"}'
 
 
@@ -330,7 +263,7 @@ class Worker:
         body = request.body
         error_type = request.headers.get("lambda-runtime-function-error-type")
         if invocation is None:
-            connection.reply(202, _ACCEPTED)
+            connection.reply(202, ACCEPTED)
             self.init_error = (body, error_type)
             return
         if connection.lent and invocation.ack is None:
@@ -343,7 +276,7 @@ class Worker:
         else:
             # Read by the I/O thread: accepted first, so the runtime asks for its next
             # invocation while the endpoint answers.
-            connection.reply(202, _ACCEPTED)
+            connection.reply(202, ACCEPTED)
         # The sentinel line was written before this request: read it now, so the endpoint finds
         # the logs closed when it wakes up for the answer.
         self._on_output()

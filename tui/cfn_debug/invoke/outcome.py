@@ -3,6 +3,7 @@
 Shared by the local (HTTP) and AWS (boto3) invokers, so every endpoint's odd answers end up as the
 same outcomes: a ProgressEvent, a crash with its stack, a timeout (SAM's empty body, the emulator's
 plain text, Lambda's "Task timed out"), a body that is not JSON, JSON that is not a ProgressEvent,
+JSON cfn-debug cannot read (an integer past Python's digit limit),
 an HTTP error, or a response over Lambda's 6 MB synchronous limit.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 import msgspec
 
 from cfn_debug.records import InvokeResult, OutcomeKind
-from cfn_debug.text.jsondigits import MAX_DIGITS, is_digit_limit
+from cfn_debug.text.jsondigits import MAX_DIGITS, first_long_integer, is_digit_limit
 
 #: Lambda's limit on a synchronous invocation's response.
 LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024
@@ -103,14 +104,7 @@ def classify(
     except (ValueError, UnicodeDecodeError) as error:
         text = body.decode("utf-8", errors="replace")
         if is_digit_limit(error):
-            return InvokeResult(
-                OutcomeKind.NOT_JSON,
-                error_message=f"the function's answer holds an integer of more than "
-                f"{MAX_DIGITS:,} digits, which cfn-debug does not read (Python refuses it; "
-                "no resource property needs it)",
-                body_excerpt=excerpt(text),
-                **base,
-            )
+            return _long_integer(body, text, base)
         if _is_timeout_text(text):
             return InvokeResult(
                 OutcomeKind.TIMEOUT,
@@ -179,6 +173,26 @@ def classify(
 
 #: From this many bytes on, an answer is parsed with the cyclic collector held off.
 _GC_PAUSE_MIN = 64 * 1024
+
+
+def _long_integer(body: bytes, text: str, base: dict[str, Any]) -> InvokeResult:
+    """A valid JSON answer holding an integer longer than Python converts: an UNREADABLE
+    outcome naming where the integer is and its length (the answer is JSON; cfn-debug cannot
+    judge it, so the run ends as an error, not a finding)."""
+    found = first_long_integer(body)
+    where = (
+        f"{found[0] or '/'} holds an integer of {found[1]:,} digits"
+        if found is not None
+        else f"it holds an integer of more than {MAX_DIGITS:,} digits"
+    )
+    return InvokeResult(
+        OutcomeKind.UNREADABLE,
+        error_message=f"the function's answer is valid JSON, but {where}, more than cfn-debug "
+        f"reads (Python converts integers of at most {MAX_DIGITS:,} digits): cfn-debug cannot "
+        "judge this answer",
+        body_excerpt=excerpt(text),
+        **base,
+    )
 
 
 def _loads(body: bytes) -> Any:

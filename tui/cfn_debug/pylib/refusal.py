@@ -133,14 +133,15 @@ def library_refusal(
         name = key.group("field")
         return Refusal(
             f"{library}'s model class has no property {name!r} (KeyError while reading the "
-            "input in recast_object): the input is at fault, not the handler; nothing is judged",
+            "input in recast_object): the input is at fault; the handler never ran and is not "
+            "judged",
             name,
             True,
         )
     if kind == "InvalidRequest":
         return Refusal(
-            f"{library} could not read the input ({error}): the input is at fault, not the "
-            "handler; nothing is judged",
+            f"{library} could not read the input ({error}): the input is at fault; the handler "
+            "never ran and is not judged (input-valid says what the schema finds in the input)",
             "",
             True,
         )

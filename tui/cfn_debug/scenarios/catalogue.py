@@ -50,6 +50,9 @@ class Scenario:
     rules: tuple[str, ...]
     needs: frozenset[Action]
     play: Callable[[Play], Awaitable[None]]
+    #: it judges what a listing shows beyond its own resources (nothing at all; what appeared
+    #: meanwhile): played while no other scenario runs
+    alone: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +72,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("scenario-list-empty",),
         frozenset({L}),
         list_empty,
+        alone=True,
     ),
     Scenario(
         "create-read",
@@ -114,6 +118,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("scenario-create-idempotent", "scenario-create-same-token"),
         frozenset({C, R, D}),
         create_idempotent,
+        alone=True,
     ),
     Scenario(
         "update-read",
@@ -131,6 +136,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("scenario-list-after-update",),
         frozenset({C, U, L, D}),
         update_list,
+        alone=True,
     ),
     Scenario(
         "update-without-create",
@@ -196,6 +202,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("scenario-generated-inputs", "scenario-generated-inputs-created"),
         frozenset({C, R, D}),
         generated_inputs,
+        alone=True,
     ),
 )
 

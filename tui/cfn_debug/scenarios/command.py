@@ -18,32 +18,12 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft7Validator
-from rich.console import Console
-
-from cfn_debug.aws.target import no_aws_note
-from cfn_debug.contract import rule
-from cfn_debug.debugger.options import debug_options
 from cfn_debug.errors import CfnDebugError, EventError, ExitCode
-from cfn_debug.events import Shape
-from cfn_debug.export.scenario_report import write_scenarios_junit
-from cfn_debug.filesafe import read_json
-from cfn_debug.hooks.command import hook_scenario_command, is_hook_target
-from cfn_debug.journal.session import Journal
 from cfn_debug.options import add_aws_options, add_debug_options, add_target_options
-from cfn_debug.records import ChainEvent
-from cfn_debug.scenarios.catalogue import SCENARIOS, select
 from cfn_debug.scenarios.document import OK_OUTCOMES, scenario_document
-from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
-from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
-from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
-from cfn_debug.scenarios.summary import ENTRY_TYPE, scenario_summary
-from cfn_debug.targets import chain_options, open_workspace
-from cfn_debug.text.terminal import printable
 
 
 def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] | None:
@@ -54,6 +34,8 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
     if given:
         source: Path | None = Path(given) if _names_a_file(given) else None
         if source is not None:
+            from cfn_debug.filesafe import read_json
+
             loaded = read_json(source)
         else:
             try:
@@ -81,6 +63,8 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
         config = {**(config or {}), "Fault": args.fault}
     definition = schema.raw.get("typeConfiguration") if schema is not None else None
     if config is not None and isinstance(definition, dict):
+        from jsonschema import Draft7Validator
+
         errors = sorted(Draft7Validator(definition).iter_errors(config), key=lambda e: e.path)
         if errors:
             first = errors[0]
@@ -156,6 +140,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="never add a suffix, not even to retry a create answered AlreadyExists",
     )
     parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="scenarios played at once, at most, where they claim no identifier in common "
+        "(default: the machine's cores with the embedded endpoint and no debugger, else 1)",
+    )
+    parser.add_argument(
         "--junit",
         metavar="FILE",
         help="also write the results as JUnit XML, one testcase per scenario (for CI)",
@@ -193,10 +184,23 @@ def scenario_command(args: argparse.Namespace) -> int:
 
 
 def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
+    from rich.console import Console
+
+    from cfn_debug.events import Shape
+    from cfn_debug.hooks.command import hook_scenario_command, is_hook_target
+    from cfn_debug.scenarios.catalogue import SCENARIOS, select
+    from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
+    from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
+    from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
+    from cfn_debug.targets import chain_options, open_workspace
+    from cfn_debug.text.terminal import printable
+
     if is_hook_target(args):  # a hook project: the hook contract scenarios
         return hook_scenario_command(args, partial)
     console = Console(stderr=args.json, highlight=False)
     if args.list:
+        from cfn_debug.contract import rule
+
         for entry in SCENARIOS:
             console.print(f"[bold]{entry.name}[/]: {entry.title}")
             console.print(f"  {entry.description}")
@@ -208,7 +212,12 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     if args.examples < 0:
         raise CfnDebugError("expected a number of inputs >= 0", field="--examples")
 
-    workspace = open_workspace(args, console, debug_options(args, terminal=not args.json))
+    from cfn_debug.debugger.options import debug_options
+
+    if args.jobs is not None and args.jobs < 1:
+        raise CfnDebugError("expected a number of scenarios >= 1", field="--jobs")
+    debug = debug_options(args, terminal=not args.json)
+    workspace = open_workspace(args, console, debug)
     partial["workspace"] = workspace
     results: list[ScenarioResult] = []
     partial["results"] = results
@@ -228,6 +237,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
             if getattr(args, "no_unique", False)
             else (True if getattr(args, "unique", False) else None),
             generate=bool(getattr(args, "generate", False)),
+            concurrency=_concurrency(args, workspace, debug),
         )
         partial["type_configuration"] = options.type_configuration
         runner = ScenarioRunner(workspace, options)
@@ -260,6 +270,9 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         reveal = bool(getattr(args, "reveal_write_only", False))
 
         async def run_all() -> None:
+            from cfn_debug.records import ChainEvent
+            from cfn_debug.scenarios.summary import ENTRY_TYPE, scenario_summary
+
             async for event in runner.run([s.name for s in chosen]):
                 if printer is not None:
                     printer.handle(event)
@@ -288,6 +301,7 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     else:
         console.print()
         console.print(summary_table(results))
+        from cfn_debug.aws.target import no_aws_note
 
         note = no_aws_note(workspace.aws_target)
         if note and not all(r.outcome in OK_OUTCOMES for r in results):
@@ -302,10 +316,24 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     return ExitCode.ERROR if any(r.outcome is Outcome.BLOCKED for r in results) else ExitCode.OK
 
 
+def _concurrency(args: argparse.Namespace, workspace: Any, debug: Any) -> int:
+    """--jobs; else the cores (at most a function's workers) where the embedded endpoint runs
+    the handler and no debugger may stop it; else 1 (an endpoint of one worker, the emulator's,
+    answers one invocation at a time)."""
+    if args.jobs is not None:
+        return int(args.jobs)
+    if workspace.embedded is None or debug.wanted:
+        return 1
+    from cfn_debug.endpoint.pool import MAX_WORKERS_PER_FUNCTION
+
+    return max(1, min(os.cpu_count() or 1, MAX_WORKERS_PER_FUNCTION))
+
+
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
     """--journal FILE: the journal the scenarios' runs and results are appended to."""
     if not getattr(args, "journal", None):
         return None
+    from cfn_debug.journal.session import Journal
 
     return Journal(
         Path(args.journal), project=str(workspace.project.root), endpoint=workspace.endpoint_label
@@ -315,6 +343,11 @@ def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
 def _write_junit(path: Path, results: list[Any], workspace: Any, *, reveal: bool) -> None:
     """--junit FILE: one testcase per scenario (export.scenario_report), written whole or not
     at all (a temporary file beside it, then renamed)."""
+    import tempfile
+
+    from cfn_debug.export.scenario_report import write_scenarios_junit
+    from cfn_debug.scenarios.summary import scenario_summary
+
     write_only = workspace.schema.write_only if workspace.schema else ()
     summaries = [scenario_summary(r, write_only, reveal=reveal) for r in results]
     meta = {"project": str(workspace.project.root)}

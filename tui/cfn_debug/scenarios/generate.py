@@ -21,16 +21,12 @@ flaky), and a budget caps the runs: past it, shrinking stops at the smallest fai
 from __future__ import annotations
 
 import json
-import re
-import secrets
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfn_debug.locations import state_dir
 from cfn_debug.schema import ResourceSchema, identifier_model, join_pointer
-from cfn_debug.schema.ecma_regex import compile_ecma
 
 _MAX_DEPTH = 8
 
@@ -39,6 +35,8 @@ def _keep_out_of_the_project() -> None:
     """Hypothesis keeps its files (.hypothesis/) under cfn-debug's state directory, never in
     the working directory, which is usually the user's project."""
     from hypothesis.configuration import set_hypothesis_home_dir
+
+    from cfn_debug.locations import state_dir
 
     set_hypothesis_home_dir(state_dir() / "hypothesis")
 
@@ -89,6 +87,8 @@ def _top_patterns(plain: dict[str, Any]) -> list[Any]:
     not), its ``$`` matches before a final newline, its ``\\d`` and ``\\w`` match non-ASCII
     digits and letters. A string only Python accepts is an input the schema rejects, and sending
     it as a valid input blames a correct handler (input-valid, model-conforms-to-schema)."""
+    from cfn_debug.schema.ecma_regex import compile_ecma
+
     source = plain.get("pattern")
     return [compile_ecma(source)] if isinstance(source, str) else []
 
@@ -100,6 +100,8 @@ def _python_patterns(plain: dict[str, Any]) -> None:
     or a surrogate-pair range, is taken out. What is left of the difference (``.`` matching
     ``\\r``) is filtered: the top pattern by :func:`_top_patterns`, nested values with the whole
     input by :func:`create_strategy`."""
+    import re
+
     stack: list[Any] = [plain]
     while stack:
         node = stack.pop()
@@ -193,12 +195,15 @@ def example_update(schema: ResourceSchema) -> dict[str, Any]:
     return result
 
 
-def fresh_identifier(schema: ResourceSchema) -> dict[str, Any]:
-    """A primary identifier generated from the schema: one no resource has (almost surely)."""
-    from hypothesis_jsonschema import from_schema
+def fresh_identifier(
+    schema: ResourceSchema, pointers: tuple[str, ...] | None = None
+) -> dict[str, Any]:
+    """A primary identifier generated from the schema: one no resource has (almost surely);
+    only its parts at ``pointers`` when given."""
+    import secrets
 
     identifier: dict[str, Any] = {}
-    for pointer in schema.primary_identifier:
+    for pointer in schema.primary_identifier if pointers is None else pointers:
         subs = schema.subschemas(pointer)
         node = _plain(schema, subs[0]) if subs else {}
         unconstrained = set(node) <= {"type"} and node.get("type") in (None, "string")
@@ -206,6 +211,8 @@ def fresh_identifier(schema: ResourceSchema) -> dict[str, Any]:
             identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
             continue
         try:
+            from hypothesis_jsonschema import from_schema  # slow to import: only when needed
+
             top = _top_patterns(node)
             _python_patterns(node)
             strategy = from_schema(node)

@@ -178,11 +178,9 @@ class Play:
             last = run.steps[-1].result if run.steps else None
             detail = (last.error_message or last.kind.value) if last else "no answer"
             cause = infrastructure_error(last) if last else None
-            raise EndpointUnusable(
-                f"{label}: {cause}"
-                if cause
-                else f"{label}: the endpoint could not be used: {detail}"
-            )
+            if cause:  # the endpoint answered: what this scenario created can still be deleted
+                raise CfnDebugError(f"{label}: {cause}")
+            raise EndpointUnusable(f"{label}: the endpoint could not be used: {detail}")
         return run
 
     def _stream(self, event: Any) -> AsyncIterator[ChainEvent]:

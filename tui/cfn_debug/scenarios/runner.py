@@ -6,14 +6,25 @@
     async for event in runner.run(["create-read", "delete-list"]):
         ...  # ScenarioStarted, ActionStarted, ChainEvents, VerdictReached, ScenarioEnded, ...
 
-Scenarios run one after another (they share one endpoint and, for most handlers, one store);
-each deletes what it created before the next starts.
+Scenarios that claim nothing in common run at once, up to ``ScenarioOptions.concurrency``
+(default 1: one after another). A scenario's claim is what its create input sets among the
+primary and additional identifiers and createOnly properties (a name a second create of the
+same values would find taken): scenarios with the same claim run one after another in one lane,
+each deleting what it created before the next starts; values sent as written are one claim for
+every scenario, values made unique per scenario (generated, --unique) or identifiers the handler
+names (readOnly) are not. Scenarios that judge what a listing shows beyond their own resources
+(list-empty, create-idempotent, update-list, generated-inputs: ``Scenario.alone``) run while
+nothing else does, and so does the first scenario that plays (one that ends every other, a
+function that cannot load, ends them before they start). Events are passed on in catalogue
+order whatever the order the scenarios end in: the first unfinished scenario's as they come, the
+others' once every scenario before them has ended.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +45,7 @@ from cfn_debug.scenarios.results import (
     ScenarioResult,
     ScenarioStarted,
 )
-from cfn_debug.schema import ResourceSchema
+from cfn_debug.schema import MISSING, ResourceSchema, resolve_pointer
 from cfn_debug.workspace import Workspace
 
 
@@ -57,6 +68,8 @@ class ScenarioOptions:
     unique_exempt: frozenset[str] = frozenset()
     #: run generated-inputs with ``all`` even when the project has input files (--generate)
     generate: bool = False
+    #: scenarios played at once, at most (the module docstring says which may be)
+    concurrency: int = 1
 
 
 class ScenarioRunner:
@@ -116,18 +129,7 @@ class ScenarioRunner:
 
         async def produce() -> None:
             try:
-                stopped: str | None = None
-                for index, scenario in enumerate(chosen):
-                    applies = all(self.schema.has_handler(a) for a in scenario.needs)
-                    if stopped is not None and applies:
-                        self._not_run(scenario, index, len(chosen), stopped, queue.put_nowait)
-                        continue
-                    result = await self.play(scenario, index, len(chosen), queue.put_nowait)
-                    if _cannot_load(result):
-                        # every other scenario would end the same way: say it once
-                        stopped = f"not run: the function could not be loaded (see {scenario.name})"
-                    elif (why := _ends_every_scenario(result)) is not None:
-                        stopped = f"not run: {why} (see {scenario.name})"
+                await self._schedule(chosen, queue.put_nowait)
             finally:
                 queue.put_nowait(done)
 
@@ -146,6 +148,93 @@ class ScenarioRunner:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 
+    async def _schedule(self, chosen: list[Scenario], emit: Any) -> None:
+        """Play ``chosen``: alone first, then in lanes of one claim each, then alone again (the
+        module docstring); every event reaches ``emit`` in catalogue order."""
+        total = len(chosen)
+        first_result = len(self.results)
+        ordered = _InOrder(emit, total)
+        plays = [
+            Play(self, s.name, s.title, ordered.emitter(i), rules=s.rules)
+            for i, s in enumerate(chosen)
+        ]
+        stopped: list[str] = []
+
+        async def one(index: int) -> None:
+            scenario = chosen[index]
+            try:
+                applies = all(self.schema.has_handler(a) for a in scenario.needs)
+                if stopped and applies:
+                    self._not_run(scenario, index, total, stopped[0], plays[index].emit)
+                    return
+                result = await self.play(scenario, index, total, plays[index].emit, plays[index])
+                if _cannot_load(result):  # every other scenario would end the same way
+                    stopped.append(
+                        f"not run: the function could not be loaded (see {scenario.name})"
+                    )
+                elif (why := _ends_every_scenario(result)) is not None:
+                    stopped.append(f"not run: {why} (see {scenario.name})")
+            finally:
+                ordered.ended(index)
+
+        alone_first, lanes, alone_last = self._lanes(chosen, plays)
+        for index in alone_first:
+            await one(index)
+        slots = asyncio.Semaphore(max(1, self.options.concurrency))
+
+        async def lane(indices: list[int]) -> None:
+            for index in indices:
+                async with slots:
+                    await one(index)
+
+        if lanes:
+            await asyncio.gather(*(lane(indices) for indices in lanes))
+        for index in alone_last:
+            await one(index)
+        rank = {s.name: i for i, s in enumerate(chosen)}
+        self.results[first_result:] = sorted(
+            self.results[first_result:], key=lambda r: rank.get(r.name, total)
+        )
+
+    def _lanes(
+        self, chosen: list[Scenario], plays: list[Play]
+    ) -> tuple[list[int], list[list[int]], list[int]]:
+        """(played alone first, lanes of one claim each, played alone last), as indices."""
+        if self.options.concurrency <= 1:
+            return [], [list(range(len(chosen)))], []
+        alone_first: list[int] = []
+        alone_last: list[int] = []
+        lanes: dict[str, list[int]] = {}
+        probed = False
+        for index, scenario in enumerate(chosen):
+            if not probed:  # list-empty (nothing may exist), then the first that plays
+                alone_first.append(index)
+                applies = all(self.schema.has_handler(a) for a in scenario.needs)
+                probed = applies and not scenario.alone
+            elif scenario.alone:  # listings that would show the other scenarios' resources
+                alone_last.append(index)
+            else:
+                key = self._claim(plays[index].create_input) or f"#{index}"
+                lanes.setdefault(key, []).append(index)
+        return alone_first, list(lanes.values()), alone_last
+
+    def _claim(self, model: dict[str, Any]) -> str:
+        """What a create of ``model`` claims that another create could find taken: the values
+        it sets among the identifiers and createOnly properties ("" for none: the handler
+        names the resource)."""
+        schema = self.schema
+        pointers = {
+            *schema.primary_identifier,
+            *(p for group in schema.additional_identifiers for p in group),
+            *schema.create_only,
+        }
+        claimed = {}
+        for pointer in sorted(pointers - set(schema.read_only)):
+            value = resolve_pointer(model, pointer)
+            if value is not MISSING:
+                claimed[pointer] = value
+        return json.dumps(claimed, sort_keys=True, default=str) if claimed else ""
+
     def _not_run(self, scenario: Scenario, index: int, total: int, why: str, emit: Any) -> None:
         """A scenario left out because the function cannot load: an error, played not at all."""
         emit(ScenarioStarted(scenario.name, scenario.title, scenario.description, index, total))
@@ -154,9 +243,12 @@ class ScenarioRunner:
         self.results.append(result)
         emit(ScenarioEnded(result))
 
-    async def play(self, scenario: Scenario, index: int, total: int, emit: Any) -> ScenarioResult:
+    async def play(
+        self, scenario: Scenario, index: int, total: int, emit: Any, play: Play | None = None
+    ) -> ScenarioResult:
         """One scenario, start to cleanup; its events go to ``emit``."""
-        play = Play(self, scenario.name, scenario.title, emit, rules=scenario.rules)
+        if play is None:
+            play = Play(self, scenario.name, scenario.title, emit, rules=scenario.rules)
         emit(ScenarioStarted(scenario.name, scenario.title, scenario.description, index, total))
         started = time.monotonic()
         missing = [a.value for a in scenario.needs if not self.schema.has_handler(a)]
@@ -179,10 +271,10 @@ class ScenarioRunner:
             play.abandon("the endpoint could not be used")
         except CfnDebugError as error:
             play.result.error = str(error)
-        if play.live or play.unknown_creations:
+        if play.live or play.unknown_creations:  # after an infrastructure limit too
             try:
                 await play.cleanup()
-            except EndpointUnusable as gone:
+            except (EndpointUnusable, CfnDebugError) as gone:
                 play.abandon(str(gone))
         result = play.result
         result.total_s = time.monotonic() - started
@@ -192,6 +284,35 @@ class ScenarioRunner:
         self.results.append(result)
         emit(ScenarioEnded(result))
         return result
+
+
+class _InOrder:
+    """The events of scenarios played at once, passed on in catalogue order: the first
+    unfinished scenario's as they come, each other's once every scenario before it has ended."""
+
+    def __init__(self, emit: Any, total: int) -> None:
+        self._emit = emit
+        self._head = 0
+        self._held: list[list[Any]] = [[] for _ in range(total)]
+        self._ended = [False] * total
+
+    def emitter(self, index: int) -> Any:
+        def put(event: Any) -> None:
+            if index == self._head:
+                self._emit(event)
+            else:
+                self._held[index].append(event)
+
+        return put
+
+    def ended(self, index: int) -> None:
+        self._ended[index] = True
+        while self._head < len(self._ended) and self._ended[self._head]:
+            self._head += 1
+            if self._head < len(self._held):
+                held, self._held[self._head] = self._held[self._head], []
+                for event in held:
+                    self._emit(event)
 
 
 def _ends_every_scenario(result: ScenarioResult) -> str | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.scenarios.generate import fresh_identifier
 from cfn_debug.scenarios.inputs import (
     create_only_names,
     identifier_text,
@@ -93,7 +92,15 @@ def _never_created_identifier(p: Play) -> dict[str, Any]:
     """A primary identifier no resource has: settable parts from the create input, with a fresh
     suffix where a suffix is allowed (a reference keeps its value: the group exists, the member
     does not); readOnly parts generated from the schema."""
-    generated = fresh_identifier(p.schema)
+    from cfn_debug.scenarios.generate import fresh_identifier
+
+    generated: dict[str, Any] = {}
+
+    def generate(pointer: str) -> Any:  # a part at a time: most identifiers need none
+        if pointer not in generated:
+            generated.update(fresh_identifier(p.schema, (pointer,)))
+        return generated[pointer]
+
     exempt = p.runner.inputs.unique_exempt | p.runner.options.unique_exempt
     fresh, changed = make_unique(p.schema, p.runner.inputs.create, unique_suffix(), exempt)
     suffixed = {"/" + name.replace("~", "~0").replace("/", "~1") for name in changed}
@@ -104,7 +111,7 @@ def _never_created_identifier(p: Play) -> dict[str, Any]:
         if pointer in p.schema.read_only or value is MISSING:
             # the service names it: a generated value names no resource, and the settable
             # parts (a table the setup stack made, say) keep what the create input gives
-            identifier[pointer] = generated[pointer]
+            identifier[pointer] = generate(pointer)
             new_part = True
         else:
             identifier[pointer] = value
@@ -114,7 +121,7 @@ def _never_created_identifier(p: Play) -> dict[str, Any]:
     # no part could be made new: generate the others, but keep what names a resource that
     # exists before the tests (the account a contact belongs to, say)
     return {
-        pointer: identifier[pointer] if pointer in exempt else generated[pointer]
+        pointer: identifier[pointer] if pointer in exempt else generate(pointer)
         for pointer in p.schema.primary_identifier
     }
 

@@ -12,6 +12,7 @@ member, long arrays by slice) or left to the caller's ``slow`` encoder.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -56,6 +57,28 @@ _REMEMBERED = 8  # a step looks at ~5 large encodings; each held costs its size
 _HOLDS: dict[int, tuple[bytes, dict[bytes, bool]]] = {}
 
 
+#: References to an encoding when only ``_HOLDS`` holds it, as ``_make_room`` counts them: the
+#: entry's tuple, the loop's name and ``sys.getrefcount``'s argument.
+_ONLY_HERE = 3
+#: How many of the newest entries are kept even when nobody else holds their encoding: an equal
+#: encoding made afresh (a context or model sent again) shares their answers.
+_KEEP_NEWEST = 2
+
+
+def _make_room() -> None:
+    """Forget remembered encodings that nothing else holds any more (beyond the newest
+    ``_KEEP_NEWEST``), then the oldest while ``_REMEMBERED`` are held: a chain that sends a
+    5 MB context at every step keeps the few encodings its current step uses, not the last
+    ``_REMEMBERED`` steps' (each ~5 MB resident)."""
+    keys = list(_HOLDS)
+    for key in keys[: max(0, len(keys) - _KEEP_NEWEST)]:
+        raw = _HOLDS[key][0]
+        if sys.getrefcount(raw) <= _ONLY_HERE:
+            del _HOLDS[key]
+    while len(_HOLDS) >= _REMEMBERED:
+        del _HOLDS[next(iter(_HOLDS))]
+
+
 def holds(raw: bytes, mark: bytes) -> bool:
     """``mark in raw``, remembered for the last few large encodings: a step asks it of the same
     5 MB encoding several times (the diffs, the schema check, the journal each look for null),
@@ -70,8 +93,7 @@ def holds(raw: bytes, mark: bytes) -> bool:
             (seen for other, seen in _HOLDS.values() if len(other) == len(raw) and other == raw),
             {},
         )
-        if len(_HOLDS) >= _REMEMBERED:
-            del _HOLDS[next(iter(_HOLDS))]
+        _make_room()
         known = _HOLDS[id(raw)] = (raw, answers)
     found = known[1].get(mark)
     if found is None:
@@ -86,8 +108,7 @@ def remember_holds(raw: bytes, mark: bytes, found: bool) -> None:
         return
     known = _HOLDS.get(id(raw))
     if known is None or known[0] is not raw:
-        if len(_HOLDS) >= _REMEMBERED:
-            del _HOLDS[next(iter(_HOLDS))]
+        _make_room()
         known = _HOLDS[id(raw)] = (raw, {})
     known[1][mark] = found
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ __all__ = [
     "Runtime",
     "RuntimeOptions",
     "UnsupportedRuntime",
+    "endpoint_url_note",
     "family_of",
     "project_language",
     "runtime_for",
@@ -122,3 +124,15 @@ def runtime_for(
         ) from None
     runtime_class: type[Runtime] = getattr(module, class_name)
     return runtime_class(spec, Path(project_dir), options or RuntimeOptions())
+
+
+def endpoint_url_note(runtimes: Iterable[Runtime]) -> str | None:
+    """What the AWS line adds for handlers in other languages than Python: which of their SDKs
+    read AWS_ENDPOINT_URL, which every worker gets. None for Python-only endpoints."""
+    families: dict[str, str] = {}
+    for runtime in runtimes:
+        families.setdefault(runtime.family, runtime.endpoint_url_readers)
+    if set(families) <= {"python"}:
+        return None
+    readers = " and by ".join(reader for reader in families.values() if reader)
+    return f"AWS_ENDPOINT_URL is read by {readers}"

@@ -65,6 +65,9 @@ class Runtime(ABC):
     #: None when the worker records the handler's AWS calls (aws_recorder's records on fd 1);
     #: otherwise what the step's AWS calls say instead.
     aws_calls_note: ClassVar[str | None] = None
+    #: Which AWS SDKs of this runtime's language read AWS_ENDPOINT_URL (and so reach the local
+    #: AWS or --aws-endpoint-url), said in the AWS line.
+    endpoint_url_readers: ClassVar[str] = ""
     #: Whether the worker writes worker_main.SENTINEL + request id before each answer; without
     #: it an invocation's log ends at its answer, once the pipe is read.
     writes_sentinel: ClassVar[bool] = True

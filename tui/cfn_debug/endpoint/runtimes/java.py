@@ -60,6 +60,7 @@ MAX_ARGUMENT = 32 * 4096 - 1
 
 class JavaRuntime(Runtime):
     family: ClassVar[str] = "java"
+    endpoint_url_readers: ClassVar[str] = "the AWS SDK for Java 2.x, not 1.x"
     writes_sentinel: ClassVar[bool] = True  # java_shim writes it
 
     def __init__(self, spec: FunctionSpec, project_dir: Path, options: RuntimeOptions) -> None:

@@ -115,6 +115,9 @@ def _shown(version: tuple[int, int, int]) -> str:
 
 class NodeRuntime(Runtime):
     family: ClassVar[str] = "node"
+    endpoint_url_readers: ClassVar[str] = (
+        "the AWS SDK for JavaScript v3, and v2 through cfn-debug's --require hook"
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -38,6 +38,7 @@ GO_SUFFIXES = (".go", "go.mod", "go.sum", "modules.txt")
 
 class ProvidedRuntime(Runtime):
     family: ClassVar[str] = "provided"
+    endpoint_url_readers: ClassVar[str] = "the AWS SDK for Go v2, not v1"
     writes_sentinel: ClassVar[bool] = False  # a plain aws-lambda-go binary
 
     def __init__(self, spec: FunctionSpec, project_dir: Path, options: RuntimeOptions) -> None:

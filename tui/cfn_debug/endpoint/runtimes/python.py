@@ -19,6 +19,7 @@ WORKER_MAIN = Path(__file__).resolve().parent.parent / "worker_main.py"
 class PythonRuntime(Runtime):
     family: ClassVar[str] = "python"
     forks_python: ClassVar[bool] = True
+    endpoint_url_readers: ClassVar[str] = "boto3 1.28+"
 
     #: The interpreter the workers run with (the endpoint sets it once it has chosen it).
     python: str = sys.executable
