@@ -6,7 +6,8 @@ waits for an IDE on ``--debug-port``; its listening sockets, TCP and Unix, are f
 the process tree's sockets (/proc/PID/fd, /proc/net/tcp, /proc/net/unix), not by knowing them.
 Every TCP port gets what a web page can make a browser send; every Unix socket gets what any
 local process can send (a worker's pdb messages, an HTTP request). None may answer with a
-success, a CORS grant, or (the pdb channel) let an outsider's text reach the user's pdb.
+success, a CORS grant, a Debug Adapter Protocol answer (debugpy would take a page's POST body
+for a request of its own), or (the pdb channel) let an outsider's text reach the user's pdb.
 """
 
 from __future__ import annotations
@@ -130,13 +131,6 @@ def test_the_pdb_channel_and_every_port_refuse_outsiders(tmp_path: Path) -> None
     assert SPOOF not in term.seen.decode("utf-8", "replace") + rest
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="debugpy's adapter takes the body of a page's text/plain POST as a DAP request "
-    "(it parses headers up to Content-Length and ignores the request line): a page can make "
-    "the worker's debugger answer initialize or disconnect (terminateDebuggee); cfn-debug has "
-    "no screen in front of debugpy's own listener yet",
-)
 def test_the_debugpy_port_refuses_a_web_page(tmp_path: Path) -> None:
     """`run --debug-port`: every port of the tree (the endpoint, the worker's Runtime API,
     debugpy's port and its adapter's) refuses what a web page sends: no success, no CORS grant,

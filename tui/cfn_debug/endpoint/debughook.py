@@ -29,8 +29,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
+import shutil
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -412,6 +415,32 @@ def _wrap_handler(name: str) -> None:
     setattr(module, attr, handler)
 
 
+#: Runs debugpy's adapter with a screen on the IDE's port (see debugpy_screen.py).
+SCREEN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "debugpy_screen.py")
+
+
+def _screened_adapter(debugpy: Any) -> str | None:
+    """Have ``debugpy.listen`` start its adapter through debugpy_screen.py: a launcher (a shell
+    script in a private temporary directory, mode 0700) set as debugpy's ``python``. Returns the
+    launcher's path (remove its directory once ``listen`` returns), or None where it cannot be
+    set (no POSIX shell, a debugpy without ``configure``): the adapter then runs unscreened."""
+    if os.name != "posix" or not os.path.exists(SCREEN_SCRIPT):
+        return None
+    directory = tempfile.mkdtemp(prefix="cfn-debug-debugpy-")
+    launcher = os.path.join(directory, "python")
+    try:
+        with open(launcher, "w", encoding="utf-8") as out:
+            out.write(
+                f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(SCREEN_SCRIPT)} "$@"\n'
+            )
+        os.chmod(launcher, 0o700)
+        debugpy.configure(python=launcher)
+    except Exception:
+        shutil.rmtree(directory, ignore_errors=True)
+        return None
+    return launcher
+
+
 def _start_debugpy(port: int, handler: str | None = None) -> None:
     try:
         import debugpy
@@ -426,6 +455,7 @@ def _start_debugpy(port: int, handler: str | None = None) -> None:
             with contextlib.suppress(ValueError):
                 sys.path.remove(extra)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # no note about frozen modules
+    wrapper = _screened_adapter(debugpy)
     try:
         debugpy.listen(("127.0.0.1", port))
     except Exception as error:  # the port is taken (another warm worker holds it), ...
@@ -435,6 +465,9 @@ def _start_debugpy(port: int, handler: str | None = None) -> None:
             flush=True,
         )
         return
+    finally:
+        if wrapper is not None:  # the adapter has started (or never will): its launcher goes
+            shutil.rmtree(os.path.dirname(wrapper), ignore_errors=True)
     _State.debugpy = debugpy
     _patch_pydevd()
     print(
