@@ -20,7 +20,8 @@ import pytest
 from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.proctree import members
 from cfn_debug.errors import EndpointError
-from reliability.support import alive, child_env, free_port, stop, wait_for
+from reliability.support import alive, child_env, stop, wait_for
+from support.ports import free_port
 
 from .conftest import NODE, PROJECTS, REPO, cfn_debug, needs_node
 
