@@ -28,10 +28,10 @@ from invoke.lambda_stub import (
     Behaviour,
     LambdaStub,
     Reply,
-    free_port,
     serve_resource,
     widget_resource,
 )
+from support.ports import free_port
 
 SCHEMA = schema_from_dict(
     {

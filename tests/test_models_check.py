@@ -76,7 +76,7 @@ def test_serve_prints_the_notice_at_start(tmp_path: Path) -> None:
     import shutil
     import time
 
-    from support.rie import free_port
+    from support.ports import free_port
 
     project = tmp_path / "project"
     shutil.copytree(FIXTURE, project)

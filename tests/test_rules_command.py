@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from cfn_debug.contract import CATALOGUE
+from cfn_debug.contract.command import rule_document
 from cfn_debug.contract.hook_rules import HOOK_RULES
-from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
+from cfn_debug.contract.sequence_rules import HOW, SEQUENCE_RULES
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -62,3 +63,13 @@ def test_every_reasoned_level_shows_its_reason_in_the_readme_and_rules() -> None
         assert documents[entry.id]["level_reason"] == entry.level_reason
     proc = cli("rules", reasoned[0].id)
     assert f"Why {reasoned[0].level.value}: " in proc.stdout
+
+
+def test_every_scenario_rule_explains_how_it_is_checked() -> None:
+    """`rules --json` and `rules RULE_ID` show a scenario rule's HOW text as its explanation."""
+    assert set(HOW) <= {r.id for r in SEQUENCE_RULES}
+    for entry in SEQUENCE_RULES:
+        assert rule_document(entry)["explanation"] == HOW[entry.id], entry.id
+    proc = cli("rules", "scenario-list-empty")
+    assert proc.returncode == 0, proc.stderr
+    assert "resourceModels []" in proc.stdout

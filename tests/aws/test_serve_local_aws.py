@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,16 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
+from support.ports import free_port as _free_port
+
 from .conftest import REPO, TABLE_NOTE, clean_env, client
 
 INVOKE = "/2015-03-31/functions/TestEntrypoint/invocations"
-
-
-def _free_port() -> int:
-    """serve --port takes 1-65535 (0 is a usage error): a port free right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def serve(*args: str) -> tuple[subprocess.Popen[str], list[str]]:

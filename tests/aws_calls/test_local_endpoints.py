@@ -17,7 +17,8 @@ import pytest
 
 from cfn_debug.endpoint.server import DETAILS_PATH
 from cfn_debug.invoke.local import NO_DETAILS_NOTE
-from support.rie import find_rie_binary, free_port, start_rie
+from support.ports import free_port
+from support.rie import find_rie_binary, start_rie
 
 from .conftest import BUCKET, PROJECT, TABLE, write_event
 

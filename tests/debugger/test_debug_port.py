@@ -4,23 +4,18 @@ the run has no finding."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from support.ports import free_port
+
 from .dap import DapClient
 from .support import CLI, breakpoint_line, cli_env
 
 READ_LIMIT_S = 30.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.slow

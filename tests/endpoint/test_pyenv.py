@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from importlib import metadata
@@ -23,6 +22,7 @@ import pytest
 from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.pyenv import EnvProgress, interpreter_for, unsatisfied
 from cfn_debug.errors import EndpointError
+from support.ports import free_port as _free_port
 
 from .conftest import PROJECTS, invoke_path
 
@@ -126,12 +126,6 @@ def test_a_failed_build_is_a_one_line_error_with_pips_words(tmp_path: Path) -> N
     assert "installing the requirements failed" in message and "--python" in message
     assert "no-such-dir" in message
     assert "\n" not in message  # printed as one line, not with literal \n escapes
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_serve_with_a_missing_python_exits_2_with_one_line() -> None:

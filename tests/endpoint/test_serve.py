@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 
 from cfn_debug.endpoint.command import DEMO_DIR, is_loopback, project_to_serve
-from support.rie import free_port
+from support.ports import free_port
 
 from .conftest import BASIC, invoke_path
 

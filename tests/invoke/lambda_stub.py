@@ -106,15 +106,6 @@ class LambdaStub:
         self._server.server_close()
 
 
-def free_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 # --- a real resource type, written with cloudformation-cli-python-lib ---------------------------
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from cfn_debug.invoke.aws import AwsInvoker
 from cfn_debug.records import OutcomeKind
-from invoke.lambda_stub import LambdaStub, Reply, free_port
+from invoke.lambda_stub import LambdaStub, Reply
+from support.ports import free_port
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,8 @@ import json
 from cfn_debug.invoke.local import LocalInvoker
 from cfn_debug.invoke.outcome import LAMBDA_RESPONSE_LIMIT
 from cfn_debug.records import OutcomeKind
-from invoke.lambda_stub import LambdaStub, Reply, free_port
+from invoke.lambda_stub import LambdaStub, Reply
+from support.ports import free_port
 
 PROGRESS = {"status": "SUCCESS", "resourceModel": {"Name": "a"}, "message": ""}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from typing import Any
 from cfn_debug.chain import ChainControl, ChainOptions, run_chain
 from cfn_debug.events import EventSpec, Shape, parse_event
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord
+from support.ports import free_port as free_port  # the helpers of these tests, in one import
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = Path(__file__).parent / "projects" / "hostile"
@@ -86,12 +86,6 @@ async def run_events(
 
 def child_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", **extra}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_for(predicate: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:

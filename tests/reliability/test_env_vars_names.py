@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reliability.support import HOSTILE, REPO, child_env, free_port, sam_event, write_json
+from reliability.support import HOSTILE, REPO, child_env, sam_event, write_json
+from support.ports import free_port
 
 CASES = [
     ({"Parameters": {"BAD\u0000NAME": "v"}}, "Parameters.BAD\\x00NAME"),

@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from support.ports import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 CACHE = REPO / ".cache" / "rie"
 RIE_FUNCTION = "function"
@@ -94,12 +96,6 @@ def _download_into_cache() -> Path | None:
     except (OSError, subprocess.SubprocessError, zipfile.BadZipFile):
         return None
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _wait_listening(port: int, process: subprocess.Popen[bytes], limit_s: float = 10.0) -> None:

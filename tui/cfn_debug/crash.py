@@ -15,6 +15,7 @@ from pathlib import Path
 
 from cfn_debug import __version__
 from cfn_debug.locations import crash_dir
+from cfn_debug.text.redact import redact_text
 from cfn_debug.text.terminal import printable
 
 
@@ -30,7 +31,6 @@ def write_crash_report(error: BaseException, argv: list[str] | None = None) -> P
         "",
         *traceback.format_exception(type(error), error, error.__traceback__),
     ]
-    from cfn_debug.text.redact import redact_text
 
     # Owner-only, and still without credentials: a message may quote a value it choked on.
     text = printable(redact_text("\n".join(line.rstrip("\n") for line in lines) + "\n"))
@@ -55,8 +55,6 @@ def _shape(argv: list[str]) -> str:
 def one_line(text: str) -> str:
     """``text`` safe for a terminal and on one line (newlines shown as ``\\n``), with any access
     key id in it (a file name can hold one) redacted."""
-    from cfn_debug.text.redact import redact_text
-
     text = redact_text(text.replace("\r\n", "\n"))
     return printable(text).replace("\n", "\\n").replace("\t", " ")
 
@@ -68,7 +66,6 @@ def crash_message(error: BaseException, report: Path | None) -> str:
         if report is not None
         else "no crash report could be written"
     )
-    from cfn_debug.text.redact import redact_text
 
     detail = one_line(redact_text(f"{type(error).__name__}: {error}"))
     if len(detail) > 300:

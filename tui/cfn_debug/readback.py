@@ -23,6 +23,11 @@ from collections.abc import AsyncIterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.chain import _invoke, build_step
+from cfn_debug.contract.model_checks import echoes_dropped
+from cfn_debug.contract.read_back import read_back_findings
+from cfn_debug.diff import diff_models
+from cfn_debug.events import build_payload
 from cfn_debug.records import (
     Action,
     ChainEvent,
@@ -32,6 +37,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.schema import split_pointer
 
 if TYPE_CHECKING:
     from cfn_debug.chain import ChainControl
@@ -62,8 +68,6 @@ def identifier_to_read(step: Step, schema: ResourceSchema | None) -> dict[str, A
 
 
 def _model_of(identifier: dict[str, Any]) -> dict[str, Any]:
-    from cfn_debug.schema import split_pointer
-
     model: dict[str, Any] = {}
     for pointer, value in identifier.items():
         tokens = split_pointer(pointer)
@@ -87,10 +91,6 @@ async def read_step(
     success: Step,
 ) -> Step:
     """Send the READ and build its Step (origin read-back, index ``index``)."""
-    from cfn_debug.chain import _invoke, build_step
-    from cfn_debug.diff import diff_models
-    from cfn_debug.events import build_payload
-
     norm = dataclasses.replace(
         event.normalized,
         action=Action.READ,
@@ -127,8 +127,6 @@ async def read_step(
     )
     step.origin = READ_BACK
     if step.findings:  # a value that echoes the user's invalid input was reported there
-        from cfn_debug.contract.model_checks import echoes_dropped
-
         read_model = (step.result.progress or {}).get("resourceModel")
         if schema is not None and isinstance(read_model, dict):
             step.findings = echoes_dropped(
@@ -154,8 +152,6 @@ async def with_read_back(
     control: ChainControl,
 ) -> AsyncIterator[ChainEvent]:
     """``stream`` (one chain) with the read-back step added; see the module docstring."""
-    from cfn_debug.contract.read_back import read_back_findings
-
     held: StepCompleted | None = None
     async for item in stream:
         if isinstance(item, StepCompleted) and identifier_to_read(item.step, schema) is not None:

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.chain import ChainControl, ChainOptions, run_chain
+from cfn_debug.connect import connect, handler_library
 from cfn_debug.debugger.options import DebugOptions
-from cfn_debug.errors import CfnDebugError, ProjectError
+from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import (
     EventSpec,
     PayloadDefaults,
@@ -33,8 +34,6 @@ TEST_ENTRYPOINT = "TestEntrypoint"
 TYPE_FUNCTION = "TypeFunction"
 #: The Runtime Interface Emulator serves exactly one function, under this name.
 RIE_FUNCTION = "function"
-#: How long an answer is waited for when the handler may be stopped in a debugger (a day).
-DEBUGGING_READ_TIMEOUT_S = 86_400.0
 
 
 class Workspace:
@@ -164,7 +163,7 @@ class Workspace:
             )
             if session.account:
                 defaults.aws_account_id = session.account
-            invoker, label, embedded = _connect(
+            invoker, label, embedded = connect(
                 project,
                 endpoint,
                 function_name,
@@ -177,7 +176,7 @@ class Workspace:
                 debug,
             )
             if embedded is not None:
-                defaults.library = _handler_library(project, embedded)
+                defaults.library = handler_library(project, embedded)
         except BaseException:
             session.close()
             raise
@@ -512,110 +511,3 @@ def _load_schema(path: Path | None) -> ResourceSchema | None:
     from cfn_debug.schema import load_schema
 
     return load_schema(path)
-
-
-def _handler_library(project: Project, embedded: Any) -> Any:
-    """The handler's cloudformation-cli-python-lib when its request shape differs from the one
-    cfn-debug builds (an old version: pylib.shape), else None."""
-    from cfn_debug.pylib.shape import find_library
-
-    code_dirs = sorted({spec.code_dir for spec in project.functions.values()})
-    shape = find_library(getattr(embedded, "python", None), code_dirs)
-    return shape if shape is not None and shape.needs_fitting() else None
-
-
-def _connect(
-    project: Project,
-    endpoint: str | None,
-    function_name: str | None,
-    region: str | None,
-    profile: str | None,
-    env_vars: dict[str, Any] | None,
-    python: str | None = None,
-    on_env_progress: ProgressCallback | None = None,
-    node: str | None = None,
-    debug: DebugOptions | None = None,
-) -> tuple[Invoker, str, Any]:
-    if endpoint is not None and debug is not None and debug.wanted:
-        raise CfnDebugError(
-            "stopping in a handler needs the embedded endpoint (no --endpoint): it runs the "
-            "handler's process",
-            field="--debug-port" if debug.port is not None else "--break-at",
-        )
-    if endpoint is None:
-        if project.functions_error is not None:
-            raise project.functions_error
-        if not project.functions:
-            raise ProjectError(
-                "no functions to serve: expected a template.yml with AWS::Serverless::Function "
-                "resources (or give --endpoint)",
-                path=project.root,
-            )
-        from cfn_debug.endpoint import EmbeddedEndpoint
-        from cfn_debug.invoke.local import LocalInvoker
-
-        debug = debug or DebugOptions()
-        embedded = EmbeddedEndpoint(
-            project.root,
-            env_vars=env_vars,
-            python=python,
-            on_env_progress=on_env_progress,
-            node=node,
-            debugger=debug.on_session,
-            debug_port=debug.port,
-            break_at=debug.break_at,
-        )
-        embedded.start()
-        stoppable = debug.on_session is not None or debug.port is not None
-        try:
-            invoker = LocalInvoker(
-                embedded.url,
-                logs=embedded.logs_for,
-                aws_calls=embedded.aws_calls_for,
-                aws_calls_note=embedded.aws_calls_note,
-                # a handler stopped in a debugger answers when the user is done
-                **({"read_timeout_s": DEBUGGING_READ_TIMEOUT_S} if stoppable else {}),
-            )
-        except BaseException:
-            embedded.stop()
-            raise
-        return invoker, f"embedded {embedded.url}", embedded
-    if endpoint.strip().lower() == "aws":
-        if not function_name:
-            raise CfnDebugError(
-                "expected the name or ARN of the deployed function with --endpoint aws",
-                field="--function-name",
-            )
-        if not region and not _known_region(function_name, profile):
-            raise CfnDebugError(
-                "expected a region for --endpoint aws: give --region, set AWS_REGION, or name "
-                "one in the profile (or give the function's ARN)",
-                field="--region",
-            )
-        from cfn_debug.invoke.aws import AwsInvoker
-
-        invoker_aws = AwsInvoker(region, profile)
-        return invoker_aws, invoker_aws.label, None
-    if not endpoint.startswith(("http://", "https://")):
-        raise CfnDebugError(
-            f"expected a URL such as http://127.0.0.1:3001, or 'aws', got {endpoint!r}",
-            field="--endpoint",
-        )
-    from cfn_debug.invoke.local import LocalInvoker
-
-    local = LocalInvoker(endpoint)
-    return local, local.label, None
-
-
-def _known_region(function_name: str, profile: str | None) -> bool:
-    """Whether boto3 knows a region to invoke ``function_name`` in without --region: the
-    function's ARN names one, or the environment or the profile does."""
-    if function_name.startswith("arn:") and len(function_name.split(":")) > 3:
-        return bool(function_name.split(":")[3])
-    import boto3
-    from botocore.exceptions import BotoCoreError
-
-    try:
-        return bool(boto3.Session(profile_name=profile).region_name)
-    except BotoCoreError:  # an unknown profile: the invoker says so with its own message
-        return True

@@ -7,7 +7,6 @@ import contextlib
 import json
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,16 +16,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from support.ports import free_port as _free_port
+
 from .conftest import REPO, clean_env
 from .support import event, gone, processes_mentioning
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _serve(project: Path, port: int, tmp_path: Path) -> subprocess.Popen[bytes]:

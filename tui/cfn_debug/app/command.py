@@ -8,8 +8,10 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
 from cfn_debug.errors import ExitCode, JournalError
+from cfn_debug.export import load_session
 from cfn_debug.options import (
     add_aws_options,
     add_debug_options,
@@ -68,8 +70,6 @@ def add_open_arguments(parser: argparse.ArgumentParser) -> None:
 
 def open_command(args: argparse.Namespace) -> int:
     """Reopen a JSON transcript or a session journal: no endpoint starts, nothing runs."""
-    from cfn_debug.export import load_session
-
     path = Path(args.transcript)
     if not path.exists():
         raise JournalError(
@@ -93,8 +93,6 @@ def _no_terminal() -> str | None:
 
 
 def _run(config: AppConfig) -> int:
-    from cfn_debug.app.app import CfnDebugApp
-
     missing = _no_terminal()
     if missing is not None:  # without one Textual would spin a core waiting for input
         print(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.demo.runs import requested_name, reset_state
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:
@@ -15,16 +16,12 @@ if TYPE_CHECKING:
 
 def reset(env_vars: Any) -> Path:
     """Forget every widget earlier runs created; the state directory reset. Raises OSError."""
-    from cfn_debug.demo.runs import reset_state
-
     return reset_state(env_vars)
 
 
 def already_exists_hint(run: RunRecord, session_runs: list[RunRecord], *, demo: bool) -> str:
     """AlreadyExists after an earlier run of this session created the same Name: say so, and
     how to start again."""
-    from cfn_debug.demo.runs import requested_name
-
     name = requested_name(run.steps[0].request) if run.steps else None
     earlier = [
         n

@@ -12,7 +12,11 @@ from textual.message import Message
 
 from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import ExportFinished
+from cfn_debug.app.transcripts import export_target as beside
+from cfn_debug.app.transcripts import write_export as write
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.journal.session import Session
+from cfn_debug.locations import default_journal_path
 
 if TYPE_CHECKING:
     from cfn_debug.journal.session import Session
@@ -20,20 +24,14 @@ if TYPE_CHECKING:
 
 def export_target(live: LiveSession, fmt: str) -> Path:
     """Beside the session journal (or where a new journal would go)."""
-    from cfn_debug.app.transcripts import export_target as beside
-
     base = live.journal_path
     if base is None:
-        from cfn_debug.locations import default_journal_path
-
         base = default_journal_path()
     return beside(base, fmt)
 
 
 def session_of(live: LiveSession) -> Session:
     """What an export writes: the saved session shown, or every run of this one."""
-    from cfn_debug.journal.session import Session
-
     if live.saved is not None:
         return live.saved
     workspace = live.workspace
@@ -50,8 +48,6 @@ def write_export(
 ) -> None:
     """Blocking (run it in a thread): write ``session`` as ``fmt``, writeOnly properties
     masked, and post how it went."""
-    from cfn_debug.app.transcripts import write_export as write
-
     schema = live.workspace.schema if live.workspace is not None else None
     write_only = schema.write_only if schema is not None else ()
     try:

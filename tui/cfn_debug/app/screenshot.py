@@ -16,6 +16,7 @@ from pathlib import Path
 
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
+from cfn_debug.demo import PROJECT_DIR
 
 
 async def capture(target: Path, event: str, size: tuple[int, int], tab: str) -> None:
@@ -24,7 +25,6 @@ async def capture(target: Path, event: str, size: tuple[int, int], tab: str) -> 
             env_vars={"Parameters": {"CFN_DEBUG_DEMO_STATE": state}},
             max_delay=0.0,
         )
-        from cfn_debug.demo import PROJECT_DIR
 
         config.project_dir = PROJECT_DIR
         app = CfnDebugApp(config)

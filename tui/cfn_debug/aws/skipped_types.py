@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from botocore.exceptions import BotoCoreError, ClientError
 
 ClientFactory = Callable[[str], Any]
 
@@ -137,8 +138,6 @@ def create_skipped(
     pseudo: Mapping[str, str],
 ) -> SkippedOutcome:
     """Create one resource moto's CloudFormation skipped, through its service's API."""
-    from botocore.exceptions import BotoCoreError, ClientError
-
     kind = str(body.get("Type", ""))
     creator = CREATORS.get(kind)
     if creator is None:

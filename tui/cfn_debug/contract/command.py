@@ -8,16 +8,18 @@ import json
 import sys
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from cfn_debug.contract import CATALOGUE, explain, rule
+from cfn_debug.contract.hook_rules import HOOK_RULES
 from cfn_debug.contract.rule import Rule
-from cfn_debug.contract.sequence_rules import SEQUENCE_RULES
+from cfn_debug.contract.sequence_rules import HOW, SEQUENCE_RULES
 from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.records import Action
 
 
 def all_rules() -> tuple[Rule, ...]:
-    from cfn_debug.contract.hook_rules import HOOK_RULES
-
     return CATALOGUE + SEQUENCE_RULES + HOOK_RULES
 
 
@@ -29,7 +31,8 @@ def rule_document(entry: Rule) -> dict[str, Any]:
         "actions": [a.value for a in Action if a in entry.actions],  # in the enum's order
         "title": entry.title,
         "contract": entry.contract,
-        "explanation": explain(entry.id) if entry in CATALOGUE else "",
+        # how the rule is checked: the step and chain rules' explain(), the scenarios' HOW
+        "explanation": explain(entry.id) if entry in CATALOGUE else HOW.get(entry.id, ""),
         "level_reason": entry.level_reason,
     }
 
@@ -56,9 +59,6 @@ def rules_command(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return ExitCode.OK
 
-    from rich.console import Console
-    from rich.table import Table
-
     # Off a terminal (a CI log, a pipe) nothing limits the width to Rich's default 80 columns.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     if args.rule_id:
@@ -70,7 +70,7 @@ def rules_command(args: argparse.Namespace) -> int:
             console.print(f"  [italic]“{sentence}”[/]")
         if doc["explanation"]:
             console.print()
-            console.print(doc["explanation"])
+            console.print(doc["explanation"], markup=False)
         if doc["level_reason"]:
             console.print()
             console.print(f"Why {doc['level']}: {doc['level_reason']}")

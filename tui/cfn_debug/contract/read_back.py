@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cfn_debug.contract.requested import short
+from cfn_debug.contract.rules import rule
 from cfn_debug.records import Action, Finding, Level, Step
 from cfn_debug.schema import MISSING, ResourceSchema, expand_pattern, resolve_pointer
 
@@ -86,8 +87,6 @@ READ_BACK_CHECKS: dict[str, Callable[[ResourceSchema | None, Step, Step], Proble
 
 
 def read_back_findings(schema: ResourceSchema | None, success: Step, read: Step) -> list[Finding]:
-    from cfn_debug.contract.rules import rule
-
     findings = []
     for rule_id, check in READ_BACK_CHECKS.items():
         entry = rule(rule_id)

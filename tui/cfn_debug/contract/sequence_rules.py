@@ -3,7 +3,8 @@
 Same :class:`~cfn_debug.contract.rule.Rule` as the step and chain rules, with scope
 ``"scenario"``: ``contract`` holds the handler contract's own sentences, one per line, verbatim;
 ``actions`` are the actions whose response a rule judges. :data:`HOW` says how each is checked
-(what :func:`cfn_debug.contract.explain` gives for the step rules). The checks themselves live
+(`cfn-debug rules` shows it as the explanation, as :func:`cfn_debug.contract.explain` for the
+step rules). The checks themselves live
 in :mod:`cfn_debug.scenarios`.
 """
 

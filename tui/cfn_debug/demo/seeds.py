@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any
 
 from cfn_debug.demo import PROJECT_DIR
+from cfn_debug.demo.runs import state_dir
 from cfn_debug.events import EventSpec
 from cfn_debug.records import Action
 
@@ -79,8 +80,6 @@ def restore_for(event: EventSpec, env_vars: dict[str, Any] | None) -> None:
     """Before a run of the demo event file ``event``: the seeds restored, and an update of a
     widget that does not exist finds the Name it asks for free. Best effort: a state directory
     that cannot be written leaves the run to say what it finds."""
-    from cfn_debug.demo.runs import state_dir
-
     root = state_dir(env_vars)
     try:
         restore_seeds(root)

@@ -10,10 +10,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.crash import one_line
 from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.export.formats import FORMATS, export_session
 from cfn_debug.export.json import load_session
 from cfn_debug.export.source import runs_and_meta
+from cfn_debug.hooks.project import is_hook_project
+from cfn_debug.project import find_schema, read_settings
+from cfn_debug.schema import load_schema
 
 #: What _schema_path says for a hook's session: no writeOnly property to mask, nothing to warn.
 HOOK_PROJECT = Path("-hook-")
@@ -29,12 +33,10 @@ def _schema_path(schema_arg: str | None, meta: dict[str, Any]) -> Path | None:
     root = Path(project)
     if not root.is_dir():
         return None
-    from cfn_debug.project import find_schema, read_settings
 
     settings = read_settings(root)
     type_name = settings.get("typeName")
     found = find_schema(root, type_name if isinstance(type_name, str) else None)
-    from cfn_debug.hooks.project import is_hook_project
 
     if is_hook_project(settings, found):  # a hook's schema has no writeOnly properties
         return HOOK_PROJECT
@@ -65,7 +67,6 @@ def export_command(args: argparse.Namespace) -> int:
         raise CfnDebugError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     session = load_session(source)
     _runs, meta = runs_and_meta(session)
-    from cfn_debug.crash import one_line
 
     for problem in getattr(session, "problems", []):
         print(f"cfn-debug: warning: {one_line(problem)}", file=sys.stderr)
@@ -75,8 +76,6 @@ def export_command(args: argparse.Namespace) -> int:
     if schema_path == HOOK_PROJECT:
         pass
     elif schema_path is not None:
-        from cfn_debug.schema import load_schema
-
         write_only = tuple(sorted(load_schema(schema_path).write_only))
     elif not reveal:
         print(

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from cfn_debug.aws_calls import step_calls
 from cfn_debug.chain import (
     ChainControl,
     ChainOptions,
@@ -213,8 +215,6 @@ def _build_step(
     wait: float,
     lambda_hook: bool = False,
 ) -> Step:
-    from cfn_debug.aws_calls import step_calls
-
     values = tuple(
         v
         for v in (*credential_values(payload), *(_creds(payload)))
@@ -253,8 +253,6 @@ def _build_step(
 
 def _creds(payload: dict[str, Any]) -> tuple[str, ...]:
     """The secret values of the JSON text ``callerCredentials`` (CloudFormation's shape)."""
-    import json
-
     text = (payload.get("requestData") or {}).get("callerCredentials")
     if not isinstance(text, str):
         return ()

@@ -15,14 +15,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from cfn_debug.errors import CfnDebugError, ExitCode
+from cfn_debug.hooks.lambda_hooks import find_lambda_hook
+from cfn_debug.hooks.project import is_hook_project
+from cfn_debug.hooks.scenarios import HOOK_SCENARIOS, HookScenarioRunner, select_hook_scenarios
+from cfn_debug.project import find_schema, is_project_dir, read_settings
 from cfn_debug.scenarios.document import scenario_document
+from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
+from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
+from cfn_debug.targets import chain_options, open_workspace
+from cfn_debug.text.terminal import printable
 
 
 def is_hook_target(args: argparse.Namespace) -> bool:
     """Whether the project the options name is a hook (read cheaply, before anything starts)."""
-    from cfn_debug.project import find_schema, is_project_dir, read_settings
-
     given = getattr(args, "project", None)
     root = Path(given).expanduser() if given else Path.cwd()
     if not root.is_dir() or (not given and not is_project_dir(root)):
@@ -32,13 +40,11 @@ def is_hook_target(args: argparse.Namespace) -> bool:
     except CfnDebugError:
         return False
     schema = Path(args.schema) if getattr(args, "schema", None) else None
-    from cfn_debug.hooks.project import is_hook_project
 
     if is_hook_project(settings, schema or find_schema(root, settings.get("typeName"))):
         return True
     if settings.get("artifact_type"):
         return False
-    from cfn_debug.hooks.lambda_hooks import find_lambda_hook
 
     try:
         return find_lambda_hook(root) is not None
@@ -47,21 +53,12 @@ def is_hook_target(args: argparse.Namespace) -> bool:
 
 
 def hook_scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
-    from rich.console import Console
-
-    from cfn_debug.hooks.scenarios import HOOK_SCENARIOS, HookScenarioRunner
-    from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
-    from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
-    from cfn_debug.targets import chain_options, open_workspace
-    from cfn_debug.text.terminal import printable
-
     console = Console(stderr=args.json, highlight=False)
     if args.list:
         for entry in HOOK_SCENARIOS:
             console.print(f"[bold]{entry.name}[/]: {entry.title}")
             console.print(f"  {entry.description}")
         return ExitCode.OK
-    from cfn_debug.hooks.scenarios import select_hook_scenarios
 
     select_hook_scenarios(args.names)  # unknown names fail before any endpoint starts
     chain = chain_options(args)

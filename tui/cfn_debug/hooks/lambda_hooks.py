@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from cfn_debug.endpoint.template import _load_yaml
 from cfn_debug.errors import ProjectError
+from cfn_debug.filesafe import read_text
 from cfn_debug.hooks.schema import CHANGE_SET_TARGET, STACK_TARGET, HookSchema
 
 LAMBDA_HOOK_TYPE = "AWS::CloudFormation::LambdaHook"
@@ -53,9 +57,6 @@ def _function_name(value: Any, path: Path, where: str) -> str:
 
 def find_lambda_hook(root: Path) -> LambdaHook | None:
     """The Lambda Hook the project's template declares, or None."""
-    from cfn_debug.endpoint.template import _load_yaml
-    from cfn_debug.filesafe import read_text
-
     for name in ("template.yml", "template.yaml"):
         path = root / name
         if not path.is_file():
@@ -66,7 +67,6 @@ def find_lambda_hook(root: Path) -> LambdaHook | None:
             return None
         if LAMBDA_HOOK_TYPE not in text:
             return None
-        import yaml
 
         try:
             data = _load_yaml(text, path)

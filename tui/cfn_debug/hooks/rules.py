@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cfn_debug.aws_calls import failed_call_note
 from cfn_debug.contract.hook_rules import (
     ERROR_CODES,
     HOOK_RULES,
@@ -20,7 +21,11 @@ from cfn_debug.contract.hook_rules import (
     LAMBDA_HOOK_MAX_IN_PROGRESS,
 )
 from cfn_debug.contract.rule import Rule
+from cfn_debug.hooks.events import EXPECT_ALLOWED, EXPECT_REFUSED, EXPECT_UNSUPPORTED
+from cfn_debug.hooks.payload import hook_status
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import Finding, InvokeResult, Level, OutcomeKind, Step
+from cfn_debug.text.tracebacks import last_traceback
 
 __all__ = ["HOOK_RULES", "LAMBDA_HOOK_LIMIT_S", "check_hook_chain", "check_hook_step", "verdict_of"]
 
@@ -59,9 +64,6 @@ def check_hook_step(
 ) -> list[Finding]:
     """The step rules on one invocation's answer. ``expects_hook_status``: the request was
     CloudFormation's (the caller reads ``hookStatus``), not the library's test event."""
-    from cfn_debug.aws_calls import failed_call_note
-    from cfn_debug.infrastructure import infrastructure_error
-
     if infrastructure_error(result) is not None:
         return []  # not the handler's answer: the run ends as an error (exit 2)
     findings: list[Finding] = []
@@ -166,9 +168,6 @@ def check_hook_step(
 def _failed(
     result: InvokeResult, progress: dict[str, Any], index: int, has_delay: bool, delay: Any
 ) -> list[Finding]:
-    from cfn_debug.aws_calls import failed_call_note
-    from cfn_debug.text.tracebacks import last_traceback
-
     findings: list[Finding] = []
     code = progress.get("errorCode")
     message = progress.get("message")
@@ -248,7 +247,6 @@ def check_hook_chain(
         return findings  # a broken answer (a crash, a FAILED without a code) says it already
     progress = last.result.progress or {}
     status, code = _status(last), progress.get("errorCode")
-    from cfn_debug.hooks.events import EXPECT_ALLOWED, EXPECT_REFUSED, EXPECT_UNSUPPORTED
 
     if expect == EXPECT_UNSUPPORTED and (status != "FAILED" or code != "UnsupportedTarget"):
         got = status if status != "FAILED" else f"FAILED {code}"
@@ -285,8 +283,6 @@ def check_hook_chain(
 
 
 def _status(step: Step) -> str | None:
-    from cfn_debug.hooks.payload import hook_status
-
     return hook_status(step.result.progress)
 
 

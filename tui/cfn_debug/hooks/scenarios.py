@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,12 +33,15 @@ from typing import Any
 from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.hooks.events import HookEventSpec, make_event
+from cfn_debug.hooks.rules import hook_rule
 from cfn_debug.hooks.schema import CHANGE_SET_TARGET, POINT_HANDLERS, POINT_SHORT, STACK_TARGET
+from cfn_debug.hooks.targets import UNSUPPORTED_TARGET, unsupported_model
 from cfn_debug.records import Level, RunEnded
 from cfn_debug.scenarios.results import (
     ActionStarted,
     Outcome,
     Purpose,
+    ScenarioAction,
     ScenarioEnded,
     ScenarioEvent,
     ScenarioNote,
@@ -266,7 +270,6 @@ class HookScenarioRunner:
                 return [], "a Lambda Hook answers NonCompliant or InternalFailure only"
             if not hook.schema.has_wildcards(point):
                 return [], "no wildcard among the handler's targetNames (the CLI skips it too)"
-            from cfn_debug.hooks.targets import UNSUPPORTED_TARGET, unsupported_model
 
             model: dict[str, Any] = {"resourceProperties": unsupported_model()}
             if point == "UPDATE_PRE_PROVISION":
@@ -312,7 +315,6 @@ class HookScenarioRunner:
         for event in events:
             label = event.name
             emit(ActionStarted(scenario.name, label, Purpose.SCENARIO))
-            from cfn_debug.scenarios.results import ScenarioAction
 
             run = None
             async for chain_event in self.workspace.run(
@@ -340,8 +342,6 @@ class HookScenarioRunner:
         message: str,
         action: str | None,
     ) -> None:
-        from cfn_debug.hooks.rules import hook_rule
-
         level = hook_rule(rule_id).level
         verdict = Verdict(rule_id, level, status, message, action)
         result.verdicts.append(verdict)
@@ -418,6 +418,4 @@ class HookScenarioRunner:
 def _without_expectation(event: HookEventSpec) -> HookEventSpec:
     """The scenario judges the verdict itself (its verdicts), so the run carries no expectation
     finding of its own."""
-    import dataclasses
-
     return dataclasses.replace(event, expect=None, normalized=event.normalized)

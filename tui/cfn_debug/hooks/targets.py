@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.schema import schema_from_dict
+from cfn_debug.schema.ecma_regex import ecma_search
 
 _MAX_DEPTH = 12
 CFN_LINT_HINT = (
@@ -195,8 +197,6 @@ _CANDIDATES = (
 def _fitting(pattern: str, low: int, high: int | None) -> str | None:
     """A string the pattern accepts: a usual one when it fits, else one hypothesis-jsonschema
     makes (seeded); None when neither can."""
-    from cfn_debug.schema.ecma_regex import ecma_search
-
     for text in _CANDIDATES:
         if low <= len(text) <= (high if high is not None else len(text)):
             try:
@@ -246,8 +246,6 @@ def generated_models(
 def _valid(data: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
     """``model`` without the optional properties the schema refuses as generated (a conditional
     that a property switches on first, such as DynamoDB's LocalSecondaryIndexes)."""
-    from cfn_debug.schema import schema_from_dict
-
     try:
         checked = schema_from_dict(data, strict=False)
     except Exception:  # a schema cfn-debug does not read: the model as made

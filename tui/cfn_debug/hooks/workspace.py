@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.errors import ProjectError
 from cfn_debug.events import Shape, shape_for_handler
+from cfn_debug.hooks.chain import HookTarget, run_hook_chain
 from cfn_debug.hooks.events import HookEventSpec
 from cfn_debug.hooks.project import HookSettings, hook_settings
 from cfn_debug.hooks.schema import HookSchema, load_hook_schema
@@ -49,8 +51,6 @@ class HookWorkspace:
     @classmethod
     def for_project(cls, project: Any, type_configuration: str | None = None) -> HookWorkspace:
         """The hook half of a workspace on ``project`` (a hook or Lambda Hook project)."""
-        from cfn_debug.errors import ProjectError
-
         if project.lambda_hook is not None:
             schema = project.lambda_hook.schema
             settings = hook_settings(schema, type_configuration, project.root)
@@ -101,8 +101,6 @@ class HookWorkspace:
         endpoint_label: str,
         defaults: Any,
     ) -> AsyncIterator[ChainEvent]:
-        from cfn_debug.hooks.chain import HookTarget, run_hook_chain
-
         target = HookTarget(
             type_name=self.schema.type_name,
             hook_model=self.settings.model,

@@ -7,6 +7,9 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.records import RunEnded, RunStarted, StepCompleted
+from cfn_debug.scenarios.generate import Attempt, search
+from cfn_debug.scenarios.inputs import apply_overrides
 from cfn_debug.scenarios.outcome import (
     describe,
     error_code_of,
@@ -16,7 +19,8 @@ from cfn_debug.scenarios.outcome import (
     status_of,
     succeeded,
 )
-from cfn_debug.scenarios.results import Purpose
+from cfn_debug.scenarios.play import Play as PlayClass
+from cfn_debug.scenarios.results import ActionStarted, Purpose
 
 if TYPE_CHECKING:
     from cfn_debug.scenarios.generate import Attempt
@@ -24,9 +28,6 @@ if TYPE_CHECKING:
 
 
 async def generated_inputs(p: Play) -> None:
-    from cfn_debug.scenarios.generate import Attempt, search
-    from cfn_debug.scenarios.play import Play as PlayClass
-
     options = p.runner.options
     if options.examples <= 0:
         p.skip("scenario-generated-inputs", "no generated inputs asked for (--examples 0)")
@@ -37,8 +38,6 @@ async def generated_inputs(p: Play) -> None:
     refused: list[tuple[dict[str, Any], str]] = []  # created nothing, cleanly FAILED
 
     async def attempt(model: dict[str, Any]) -> Attempt:
-        from cfn_debug.scenarios.inputs import apply_overrides
-
         sub = PlayClass(p.runner, p.name, p.result.title, p.emit, rules=p.rules, quiet=True)
         sent = apply_overrides(model, overrides) if overrides else model
         sent, sub.unique_values = sub.make_unique(sent)
@@ -155,9 +154,6 @@ async def _try_generated(sub: Play, model: dict[str, Any]) -> list[str]:
 
 def _replay(p: Play, sub: Play) -> None:
     """Show the minimal failing input's chains in the scenario, as if they ran there."""
-    from cfn_debug.records import RunEnded, RunStarted, StepCompleted
-    from cfn_debug.scenarios.results import ActionStarted
-
     for action in sub.result.actions:
         p.result.actions.append(action)
         p.emit(ActionStarted(p.name, action.label, action.purpose, action.waived))

@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.aws.placeholders import fill, read_json_bare, read_json_filled
 from cfn_debug.errors import EventError
 from cfn_debug.records import Action
+from cfn_debug.scenarios.generate import example_create, example_update
 from cfn_debug.schema import (
     MISSING,
     ResourceSchema,
@@ -68,8 +70,6 @@ class ScenarioInputs:
 
 def _model_file(path: Path, exports: Any = None, exempt: set[str] | None = None) -> dict[str, Any]:
     """The model in ``path``, its placeholders filled; their pointers are added to ``exempt``."""
-    from cfn_debug.aws.placeholders import fill, read_json_bare
-
     raw, bare = read_json_bare(path)
     data, filled = fill(raw, exports, path=path, bare=bare)
     if not isinstance(data, dict):
@@ -140,7 +140,6 @@ def read_overrides(root: Path, exports: Any = None) -> dict[str, dict[str, Any]]
     path = root / OVERRIDES
     if not path.is_file():
         return None
-    from cfn_debug.aws.placeholders import read_json_filled
 
     data = read_json_filled(path, exports)[0]
     if not isinstance(data, dict):
@@ -214,7 +213,6 @@ def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
         found = _from_events(project)
         if found is not None:
             return _strip_read_only(found, schema)
-    from cfn_debug.scenarios.generate import example_create, example_update
 
     create = example_create(schema)
     update = example_update(schema)

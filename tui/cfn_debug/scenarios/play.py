@@ -13,12 +13,17 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.chain import run_chain
 from cfn_debug.chain_end import inconclusive
+from cfn_debug.contract import rule
 from cfn_debug.contract.requested import as_answered, short
+from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import parse_event
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import Action, ChainEvent, EndReason, RunEnded, RunRecord
 from cfn_debug.scenarios.inputs import (
     create_only_names,
+    drop_pointers,
     identifier_key,
     identifier_text,
     make_unique,
@@ -168,18 +173,12 @@ class Play:
         self.result.actions.append(ScenarioAction(label, purpose, run, waived))
         why = inconclusive(run)
         if why is not None and purpose is Purpose.SCENARIO:
-            from cfn_debug.errors import CfnDebugError
-
             raise CfnDebugError(f"{label}: {why}")  # no verdict: the scenario stops, cleans up
         if run.end_reason is EndReason.ERROR:
-            from cfn_debug.infrastructure import infrastructure_error
-
             last = run.steps[-1].result if run.steps else None
             detail = (last.error_message or last.kind.value) if last else "no answer"
             cause = infrastructure_error(last) if last else None
             if cause:  # the endpoint answered: what this scenario created can still be deleted
-                from cfn_debug.errors import CfnDebugError
-
                 raise CfnDebugError(f"{label}: {cause}")
             raise EndpointUnusable(f"{label}: the endpoint could not be used: {detail}")
         return run
@@ -191,7 +190,6 @@ class Play:
             # the scenarios read back on their own, where the sequence says
             options = dataclasses.replace(runner.options.chain, read_back=False)
             return workspace.run(event, options, runner.control)
-        from cfn_debug.chain import run_chain
 
         function_name, _ = workspace.function_for(event)
         return run_chain(
@@ -378,8 +376,6 @@ class Play:
     def update_request(self, created: Created) -> dict[str, Any]:
         """The update input over the created resource: its readOnly values and identifier,
         the update input (unique values as in create), createOnly values as created."""
-        from cfn_debug.scenarios.inputs import drop_pointers
-
         base = self.runner.inputs.update
         if base is None:
             base = self.runner.default_update()
@@ -439,8 +435,6 @@ class Play:
         action: str | None = None,
         pointer: str | None = None,
     ) -> Verdict:
-        from cfn_debug.contract import rule
-
         status = VerdictStatus.PASS if ok else VerdictStatus.FAIL
         found = Verdict(rule_id, rule(rule_id).level, status, message, action, pointer)
         self.result.verdicts.append(found)
@@ -448,8 +442,6 @@ class Play:
         return found
 
     def skip(self, rule_id: str, message: str) -> None:
-        from cfn_debug.contract import rule
-
         found = Verdict(rule_id, rule(rule_id).level, VerdictStatus.SKIP, message)
         self.result.verdicts.append(found)
         if self.result.outcome is Outcome.PASSED:
@@ -470,8 +462,6 @@ class Play:
 
     @staticmethod
     def _level(rule_id: str) -> Any:
-        from cfn_debug.contract import rule
-
         return rule(rule_id).level
 
     def block(self, message: str) -> None:

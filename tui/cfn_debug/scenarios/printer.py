@@ -12,9 +12,13 @@ from rich.table import Table
 
 from cfn_debug.console import (
     ConsolePrinter,
+    MaskedPrinter,
+    OutputMasker,
     escape,  # printable + literal markup: handler text
 )
+from cfn_debug.contract import rule
 from cfn_debug.records import RunEnded, Step, StepCompleted
+from cfn_debug.scenarios.masking import Scrubber
 from cfn_debug.scenarios.results import (
     ActionStarted,
     Outcome,
@@ -57,9 +61,6 @@ class ScenarioPrinter:
         write_only: Any = (),
         reveal: bool = False,
     ) -> None:
-        from cfn_debug.console import MaskedPrinter, OutputMasker
-        from cfn_debug.scenarios.masking import Scrubber
-
         self.console = console
         self.scrub = Scrubber(write_only, reveal=reveal)
         self.chains: Any = ConsolePrinter(console, show_logs=show_logs)
@@ -115,8 +116,6 @@ class ScenarioPrinter:
         return step if len(kept) == len(step.findings) else replace(step, findings=kept)
 
     def verdict(self, verdict: Verdict) -> None:
-        from cfn_debug.contract import rule
-
         word, style = VERDICT_STYLE[verdict.status]
         where = f" [cyan]{escape(verdict.pointer)}[/]" if verdict.pointer else ""
         self.console.print(

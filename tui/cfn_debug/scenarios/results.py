@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from cfn_debug.contract import rule
 from cfn_debug.records import ChainEvent, EndReason, Finding, Level, RunRecord
 
 
@@ -53,8 +54,6 @@ class Verdict:
         return self.status is VerdictStatus.FAIL
 
     def to_dict(self) -> dict[str, Any]:
-        from cfn_debug.contract import rule
-
         entry = rule(self.rule_id)
         return {
             "rule_id": self.rule_id,

@@ -33,8 +33,9 @@ from typing import Any
 from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import Shape
-from cfn_debug.infrastructure import NOT_LOADED
+from cfn_debug.infrastructure import NOT_LOADED, infrastructure_error
 from cfn_debug.scenarios.catalogue import SCENARIOS, Scenario, select
+from cfn_debug.scenarios.generate import example_update
 from cfn_debug.scenarios.inputs import ScenarioInputs, resolve_inputs
 from cfn_debug.scenarios.play import EndpointUnusable, Play
 from cfn_debug.scenarios.results import (
@@ -104,8 +105,6 @@ class ScenarioRunner:
         """An update input when none was given: the create input with generated updatable
         values over it."""
         if self._default_update is None:
-            from cfn_debug.scenarios.generate import example_update
-
             self._default_update = {**self.inputs.create, **example_update(self.schema)}
         return self._default_update
 
@@ -322,7 +321,6 @@ def _ends_every_scenario(result: ScenarioResult) -> str | None:
     create input, the same library)."""
     if result.outcome is not Outcome.ERROR:
         return None
-    from cfn_debug.infrastructure import infrastructure_error
 
     for action in result.actions:
         steps = action.run.steps

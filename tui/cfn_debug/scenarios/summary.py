@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfn_debug.export.masking import Masker
 from cfn_debug.records import Level, RunRecord
+from cfn_debug.scenarios.masking import Scrubber
+from cfn_debug.scenarios.outcome import describe
 from cfn_debug.scenarios.results import Purpose, ScenarioAction, ScenarioResult
 
 #: The journal entry type of a scenario summary.
@@ -18,8 +21,6 @@ ENTRY_TYPE = "scenario_ended"
 
 
 def _ended(run: RunRecord) -> str:
-    from cfn_debug.scenarios.outcome import describe
-
     text = describe(run)
     if run.end_reason is not None and run.end_reason.value not in ("terminal",):
         text += f" (stopped: {run.end_reason.value})"
@@ -59,15 +60,11 @@ def scenario_summary(
     result: ScenarioResult, write_only: Any = (), *, reveal: bool = False
 ) -> dict[str, Any]:
     """``result`` as plain data (see the module docstring), writeOnly values masked."""
-    from cfn_debug.scenarios.masking import Scrubber
-
     scrub = Scrubber(write_only, reveal=reveal)
     for action in result.actions:
         scrub.observe(action.run.steps)
     minimal = result.minimal_input
     if minimal is not None and not scrub.reveal:
-        from cfn_debug.export.masking import Masker
-
         minimal = Masker(write_only).mask_model(minimal)
     summary = {
         "name": result.name,

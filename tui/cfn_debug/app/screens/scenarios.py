@@ -33,13 +33,22 @@ from cfn_debug.app.render import Palette, scrub
 from cfn_debug.app.scenario_board import ScenarioBoard
 from cfn_debug.app.scenario_render import BADGES, badge_text, scenario_renderable
 from cfn_debug.app.widgets.progress import WorkProgress
+from cfn_debug.chain import ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.hooks.scenarios import HOOK_SCENARIOS, HookScenarioRunner
-from cfn_debug.scenarios import SCENARIOS, Outcome, ScenarioEnded, ScenarioStarted
+from cfn_debug.records import ChainEvent
+from cfn_debug.scenarios import (
+    SCENARIOS,
+    Outcome,
+    ScenarioEnded,
+    ScenarioOptions,
+    ScenarioRunner,
+    ScenarioStarted,
+)
+from cfn_debug.scenarios.command import type_configuration
+from cfn_debug.scenarios.summary import scenario_summary
 
 if TYPE_CHECKING:
-    from cfn_debug.chain import ChainOptions
-    from cfn_debug.scenarios import ScenarioRunner
     from cfn_debug.schema import ResourceSchema
     from cfn_debug.workspace import Workspace
 
@@ -188,8 +197,6 @@ class ScenariosScreen(ModalScreen[None]):
     @classmethod
     def for_app(cls, app: Any) -> ScenariosScreen:
         """The screen for the dashboard ``app``: its workspace and its chain settings."""
-        from cfn_debug.chain import ChainOptions
-
         config = getattr(app, "config", None)
         chain = ChainOptions(
             max_reinvoke=getattr(config, "max_reinvoke", 100),
@@ -342,8 +349,6 @@ class ScenariosScreen(ModalScreen[None]):
     def type_configuration(self) -> dict[str, Any] | None:
         """What the controls say: the JSON typed in, with the Fault picked merged in; checked
         against the schema's typeConfiguration (raises CfnDebugError)."""
-        from cfn_debug.scenarios.command import type_configuration
-
         text = self.query_one("#sc-config", Input).value.strip()
         fault: str | None = None
         if self.faults:
@@ -377,8 +382,6 @@ class ScenariosScreen(ModalScreen[None]):
                 "warn",
             )
             return
-        from cfn_debug.chain import ChainOptions
-        from cfn_debug.scenarios import ScenarioOptions, ScenarioRunner
 
         runner: ScenarioRunner | HookScenarioRunner
         if self.hook is not None:
@@ -518,11 +521,7 @@ class ScenariosScreen(ModalScreen[None]):
 
 def _journal(log: Any, event: Any, write_only: Any) -> None:
     """A scenario's chain events, and its result when it ends, in the session journal."""
-    from cfn_debug.records import ChainEvent
-
     if isinstance(event, ChainEvent):
         log.record(event)
     elif isinstance(event, ScenarioEnded):
-        from cfn_debug.scenarios.summary import scenario_summary
-
         log.record_scenario(scenario_summary(event.result, write_only))

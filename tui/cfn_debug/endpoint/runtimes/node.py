@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from cfn_debug.endpoint.pyenv import EnvProgress
 from cfn_debug.endpoint.runtimes.base import (
     BuildFailed,
     Launch,
@@ -261,8 +262,6 @@ class NodeRuntime(Runtime):
         shown = "npm " + " ".join(args)
         report = self.options.progress
         if report is not None:
-            from cfn_debug.endpoint.pyenv import EnvProgress
-
             report(EnvProgress("build", f"{what} {self.package_root.name} ({shown}) ..."))
         env = dict(os.environ)
         env["PATH"] = f"{self.node.parent}{os.pathsep}{env.get('PATH', '')}"
@@ -293,8 +292,6 @@ class NodeRuntime(Runtime):
                 output=tail,
             )
         if report is not None:
-            from cfn_debug.endpoint.pyenv import EnvProgress
-
             took = time.monotonic() - started
             report(EnvProgress("build", f"{shown} done in {took:.1f} s"))
 
