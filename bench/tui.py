@@ -111,7 +111,7 @@ async def input_latency(project: Path, steps: int, presses: int) -> tuple[list[f
     app._display = display  # type: ignore[method-assign]
     modes = ("auto", "step", "stop")
     async with app.run_test(size=(120, 40)) as pilot:
-        while app.workspace is None:
+        while not app.main.listed_events:  # the screen has the events: run_event(0) runs
             await pilot.pause(0.05)
         started = time.perf_counter()
         app.run_event(0)
