@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.demo import PROJECT_DIR
+from cfn_debug.demo import PROJECT_DIR, TYPE_NAME
 from cfn_debug.events import EventSpec
 from cfn_debug.records import Action
 
@@ -35,8 +35,6 @@ STATE_ENTRIES = ("widgets", "names", "tokens", "locks", "store.lock", ".seeded")
 #: The schema's Name: ^[a-z][a-z0-9-]{2,62}$ (maxLength 63).
 NAME_MAX = 63
 SUFFIX_LEN = 6
-#: The demo's type (its schema's typeName): a copy of the demo project is the demo too.
-TYPE_NAME = "CfnDebug::Demo::Widget"
 
 
 def is_demo(project_root: Path | str | None) -> bool:
