@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -54,8 +55,6 @@ def is_demo_type(type_name: str | None) -> bool:
 @functools.cache
 def seeded_names() -> frozenset[str]:
     """The Names of the widgets every demo state starts with (store.py's SEED_WIDGETS)."""
-    import importlib.util
-
     path = PROJECT_DIR / "src" / "cfndebug_demo_widget" / "store.py"
     spec = importlib.util.spec_from_file_location("_cfn_debug_demo_store", path)
     if spec is None or spec.loader is None:
