@@ -6,9 +6,10 @@ targets of DESIGN.md section 7:
 - ``scenario all --max-delay 0`` on the bundled demo: under 3 s.
 
 Each command runs ``--runs`` times (default 3); the median and the range are printed with the
-machine's load average, the exit code of each run (the demo's planted faults exit 1) and the
-median CPU time of the command's process tree (user + system, the processes it waited for:
-a figure a busy shared machine moves less than the wall time).
+machine's load average, the exit code of each run (0 expected: the demo runs in a fresh state
+directory each time, with its seed widgets only) and the median CPU time of the command's
+process tree (user + system of the processes it waited for: a figure a busy shared machine
+moves less than the wall time).
 Run:
     python bench/scenarios.py [--runs N]
 """
@@ -21,6 +22,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,10 +39,15 @@ def one_run(extra: list[str]) -> tuple[float, float, int]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(NO_COLOR="1", COLUMNS="200")
     command = [sys.executable, "-m", "cfn_debug.cli", "scenario", "all", *extra, "--json"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    proc = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, check=False)
-    wall = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="cfn-debug-bench-") as state:
+        # the demo's store: a fresh one per run (the shared default keeps other runs' widgets)
+        env["CFN_DEBUG_DEMO_STATE"] = state
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        proc = subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=REPO, check=False
+        )
+        wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, proc.returncode

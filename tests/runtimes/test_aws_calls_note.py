@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from html import escape
 
 import pytest
 from rich.console import Console
@@ -13,8 +14,11 @@ from rich.console import Console
 from cfn_debug.app.render import Palette, aws_calls_renderable
 from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.runtimes.node import NodeRuntime
+from cfn_debug.export.html import write_html
+from cfn_debug.export.markdown import write_markdown
+from cfn_debug.export.masking import Masker
 from cfn_debug.invoke.local import LocalInvoker
-from cfn_debug.records import InvokeResult, OutcomeKind
+from cfn_debug.records import Action, EndReason, InvokeResult, OutcomeKind, RunRecord, Step
 
 from .conftest import PROJECTS, needs_node
 
@@ -69,3 +73,23 @@ def test_the_aws_tab_shows_the_note_instead_of_an_empty_list() -> None:
     console = Console(width=120, record=True, file=io.StringIO())
     console.print(aws_calls_renderable([], P))
     assert "No AWS calls were recorded" in console.export_text()
+
+
+def test_the_transcripts_say_the_note_where_the_calls_would_be() -> None:
+    result = InvokeResult(
+        OutcomeKind.PROGRESS, 0.1, progress={"status": "SUCCESS"}, aws_calls_note=NOTE
+    )
+    step = Step(
+        index=0, action=Action.LIST, function_name="F", request={}, result=result,
+        started_at="2026-11-26T23:00:00+00:00", limit_s=30.0,
+    )  # fmt: skip
+    run = RunRecord(
+        run_id="r", event_name="list", event_path="sam-tests/list.json", action=Action.LIST,
+        function_name="F", endpoint="embedded", started_at="2026-11-26T23:00:00+00:00",
+        steps=[step], end_reason=EndReason.TERMINAL, final_status="SUCCESS", total_s=0.1,
+    )  # fmt: skip
+    markdown, html = io.StringIO(), io.StringIO()
+    write_markdown([run], {}, markdown, Masker())
+    write_html([run], {}, html, Masker())
+    assert f"### AWS calls\n\n{NOTE}\n\n" in markdown.getvalue()
+    assert f"<h3>AWS calls</h3>\n<p>{escape(NOTE)}</p>\n" in html.getvalue()

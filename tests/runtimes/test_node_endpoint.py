@@ -127,6 +127,20 @@ def test_a_thrown_error_or_rejected_promise_is_lambdas_error_shape_with_the_stac
     assert invoke(endpoint, "Echo", {"mode": "context"}).status_code == 200
 
 
+def test_an_error_name_no_header_can_carry_is_answered_and_the_worker_stays(
+    endpoint: EmbeddedEndpoint,
+) -> None:
+    """The error type goes into the Runtime API's Lambda-Runtime-Function-Error-Type header:
+    a name with a line break is sent as one line, never a second header, and the body keeps it."""
+    pid = invoke(endpoint, "Echo", {"mode": "context"}).json()["pid"]
+    answer = invoke(endpoint, "Echo", {"mode": "badname"})
+    assert answer.headers["x-amz-function-error"] == "Unhandled"
+    body = answer.json()
+    assert body["errorType"] == "Bad\r\nX-Injected: 1 \u00e9"
+    assert body["errorMessage"] == "a name no header can carry"
+    assert invoke(endpoint, "Echo", {"mode": "context"}).json()["pid"] == pid
+
+
 def test_a_promise_that_never_settles_with_nothing_left_to_run_fails_as_lambda_does(
     endpoint: EmbeddedEndpoint,
 ) -> None:

@@ -441,6 +441,41 @@ def _screened_adapter(debugpy: Any) -> str | None:
     return launcher
 
 
+def _listen(debugpy: Any, port: int) -> bool:
+    """``debugpy.listen`` on 127.0.0.1:PORT, its adapter behind the screen; where the screened
+    adapter cannot start (its launcher cannot run, say /tmp mounted noexec) debugpy's own, with
+    a line saying the port is unscreened. False (with a line saying why) when it cannot listen."""
+    wrapper = _screened_adapter(debugpy)
+    try:
+        debugpy.listen(("127.0.0.1", port))
+        return True
+    except Exception as error:  # the port is taken (another warm worker holds it), ...
+        failure: Exception = error
+    finally:
+        if wrapper is not None:  # the adapter has started (or never will): its launcher goes
+            shutil.rmtree(os.path.dirname(wrapper), ignore_errors=True)
+    if wrapper is not None:
+        try:
+            debugpy.configure(python=sys.executable)
+            debugpy.listen(("127.0.0.1", port))
+        except Exception as error:
+            failure = error
+        else:
+            print(
+                f"[cfn-debug] debugpy listens on 127.0.0.1:{port} unscreened: the screened "
+                f"adapter did not start ({failure})",
+                file=sys.stderr,
+                flush=True,
+            )
+            return True
+    print(
+        f"[cfn-debug] debugpy cannot listen on 127.0.0.1:{port} in this worker: {failure}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return False
+
+
 def _start_debugpy(port: int, handler: str | None = None) -> None:
     try:
         import debugpy
@@ -455,19 +490,8 @@ def _start_debugpy(port: int, handler: str | None = None) -> None:
             with contextlib.suppress(ValueError):
                 sys.path.remove(extra)
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # no note about frozen modules
-    wrapper = _screened_adapter(debugpy)
-    try:
-        debugpy.listen(("127.0.0.1", port))
-    except Exception as error:  # the port is taken (another warm worker holds it), ...
-        print(
-            f"[cfn-debug] debugpy cannot listen on 127.0.0.1:{port} in this worker: {error}",
-            file=sys.stderr,
-            flush=True,
-        )
+    if not _listen(debugpy, port):
         return
-    finally:
-        if wrapper is not None:  # the adapter has started (or never will): its launcher goes
-            shutil.rmtree(os.path.dirname(wrapper), ignore_errors=True)
     _State.debugpy = debugpy
     _patch_pydevd()
     print(

@@ -45,6 +45,12 @@ def write_only_note(masker: Masker) -> str:
     return "not known (no schema given), not masked"
 
 
+def aws_calls_note(run: RunRecord) -> str | None:
+    """What a run's steps say instead of AWS calls (a runtime whose calls are not recorded), or
+    None."""
+    return next((s.result.aws_calls_note for s in run.steps if s.result.aws_calls_note), None)
+
+
 def step_status(step: Step) -> str:
     """SUCCESS, FAILED, IN_PROGRESS (from the ProgressEvent), else the outcome kind, upper case."""
     status = step.result.status

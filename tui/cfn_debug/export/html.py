@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from cfn_debug.aws_calls import RAISED_MARK, error_text, status_text
 from cfn_debug.export.formatting import (
+    aws_calls_note,
     delay_text,
     duration_vs_limit,
     end_reason_text,
@@ -197,6 +198,9 @@ def _write_run(run_no: int, run: RunRecord, out: TextIO) -> None:
 def _write_aws_calls(run: RunRecord, out: TextIO) -> None:
     """The AWS calls of every step; a failed call in red, the one that raised marked."""
     if not any(step.aws_calls for step in run.steps):
+        note = aws_calls_note(run)
+        if note:  # a runtime whose calls are not recorded (Go, Java): said, not an empty list
+            out.write(f"<h3>AWS calls</h3>\n<p>{escape(note)}</p>\n")
         return
     out.write(
         "<h3>AWS calls</h3>\n<table><tr><th>Step</th><th>Call</th><th>Status</th>"

@@ -13,6 +13,9 @@ from typing import Any, TextIO
 
 from cfn_debug.aws_calls import RAISED_MARK, error_text, status_text
 from cfn_debug.export.formatting import (
+    aws_calls_note as _aws_calls_note,
+)
+from cfn_debug.export.formatting import (
     compact_json,
     delay_text,
     duration_vs_limit,
@@ -152,6 +155,9 @@ def _write_aws_calls(run: RunRecord, out: TextIO) -> None:
     """The AWS calls of every step: one table row each, a failed one flagged, the raising one
     marked."""
     if not any(step.aws_calls for step in run.steps):
+        note = _aws_calls_note(run)
+        if note:  # a runtime whose calls are not recorded (Go, Java): said, not an empty list
+            out.write(f"### AWS calls\n\n{text(note)}\n\n")
         return
     out.write("### AWS calls\n\n| Step | Call | Status | Duration | Error | Parameters |\n")
     out.write("|---:|---|---|---:|---|---|\n")

@@ -35,6 +35,11 @@ exports.handler = async (event, context) => {
             throw new TypeError('the handler threw');
         case 'reject':
             return Promise.reject(new RangeError('the promise was rejected'));
+        case 'badname': {
+            const error = new Error('a name no header can carry');
+            error.name = 'Bad\r\nX-Injected: 1 \u00e9';
+            throw error;
+        }
         case 'never':
             return new Promise(() => {});
         case 'spawn': {

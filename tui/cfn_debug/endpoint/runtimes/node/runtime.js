@@ -34,7 +34,7 @@
  */
 
 const fs = require('fs');
-const http = require('http');
+const net = require('net');
 const path = require('path');
 const url = require('url');
 const util = require('util');
@@ -104,38 +104,89 @@ const [apiHost, apiPort] = (() => {
     const colon = api.lastIndexOf(':');
     return [api.slice(0, colon) || '127.0.0.1', Number(api.slice(colon + 1)) || 9001];
 })();
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+// One keep-alive connection to the Runtime API, one request at a time, written as one segment
+// and read by Content-Length (the endpoint's Runtime API answers so): leaner per invocation
+// than Node's http client. Unreferenced while idle, so an empty event loop is still seen
+// (callbackWaitsForEmptyEventLoop, a promise that never settles).
+let socket = null;
+let pending = null; // {resolve, reject} of the request in flight
+let received = Buffer.alloc(0);
+
+function dropSocket(error) {
+    const waiting = pending;
+    pending = null;
+    if (socket) {
+        socket.destroy();
+        socket = null;
+    }
+    received = Buffer.alloc(0);
+    if (waiting) {
+        waiting.reject(error || new Error('the Runtime API closed the connection'));
+    }
+}
+
+function parseResponse() {
+    const end = received.indexOf('\r\n\r\n');
+    if (end < 0) {
+        return null;
+    }
+    const lines = received.subarray(0, end).toString('latin1').split('\r\n');
+    const status = Number(lines[0].split(' ')[1]);
+    const headers = {};
+    for (const line of lines.slice(1)) {
+        const colon = line.indexOf(':');
+        if (colon > 0) {
+            headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+        }
+    }
+    const length = Number(headers['content-length'] || 0);
+    if (received.length < end + 4 + length) {
+        return null;
+    }
+    const body = Buffer.from(received.subarray(end + 4, end + 4 + length));
+    received = received.subarray(end + 4 + length);
+    return { status, headers, body };
+}
+
+function onData(chunk) {
+    received = received.length ? Buffer.concat([received, chunk]) : chunk;
+    const response = parseResponse();
+    if (response && pending) {
+        const waiting = pending;
+        pending = null;
+        socket.unref();
+        if (response.headers.connection === 'close') {
+            socket.destroy();
+            socket = null;
+        }
+        waiting.resolve(response);
+    }
+}
+
+function connect() {
+    socket = net.connect({ host: apiHost, port: apiPort });
+    socket.setNoDelay(true);
+    socket.on('data', onData);
+    socket.on('error', (error) => dropSocket(error));
+    socket.on('close', () => dropSocket());
+}
 
 function call(method, route, body, headers) {
     return new Promise((resolve, reject) => {
-        const payload = body === undefined ? undefined : Buffer.from(body);
-        const request = http.request(
-            {
-                host: apiHost,
-                port: apiPort,
-                method,
-                path: RUNTIME + route,
-                agent,
-                headers: {
-                    ...(headers || {}),
-                    ...(payload ? { 'Content-Length': payload.length } : {}),
-                },
-            },
-            (response) => {
-                const chunks = [];
-                response.on('data', (chunk) => chunks.push(chunk));
-                response.on('end', () =>
-                    resolve({
-                        status: response.statusCode,
-                        headers: response.headers,
-                        body: Buffer.concat(chunks),
-                    })
-                );
-                response.on('error', reject);
-            }
-        );
-        request.on('error', reject);
-        request.end(payload);
+        if (socket === null) {
+            connect();
+        }
+        const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(body);
+        let head = `${method} ${RUNTIME}${route} HTTP/1.1\r\nHost: ${apiHost}:${apiPort}\r\n`;
+        for (const [name, value] of Object.entries(headers || {})) {
+            // a handler's error name goes into a header: one line of printable ASCII
+            head += `${name}: ${String(value).replace(/[^\x20-\x7e]/g, '?')}\r\n`;
+        }
+        head += `Content-Length: ${payload.length}\r\n\r\n`;
+        pending = { resolve, reject };
+        socket.ref();
+        socket.write(Buffer.concat([Buffer.from(head, 'latin1'), payload]));
     });
 }
 
