@@ -64,6 +64,7 @@ class MainStream(_Base):
 
     def on_journal_stopped(self, message: JournalStopped) -> None:
         self.say(Prompt(message.text, "The runs go on; exports still work.", "error"))
+        self._footer_follows()
 
     def on_rerun_began(self, message: RerunBegan) -> None:
         self._rerun_started(message.event, message.generation)
@@ -79,9 +80,11 @@ class MainStream(_Base):
             )
         )
         self._run_updated()
+        self._footer_follows()
 
     def on_build_began(self, message: BuildBegan) -> None:
         self.say(Prompt(f"Building: {message.event.command}…"))
+        self._footer_follows()
 
     def on_build_ended(self, message: BuildEnded) -> None:
         event = message.event
@@ -97,6 +100,7 @@ class MainStream(_Base):
                 )
             )
         self._run_updated()
+        self._footer_follows()
 
     def on_watch_problem_found(self, message: WatchProblemFound) -> None:
         if self._shown(message) and self.view.rerun is not None:
@@ -109,12 +113,14 @@ class MainStream(_Base):
 
     def on_watch_readied(self, _message: WatchReadied) -> None:
         self.header.watch = True
+        self._footer_follows()
 
     def on_run_compared(self, message: RunCompared) -> None:
         if self._shown(message):
             self.view.comparison = message.event
             self._show_summary()
             self._run_updated()
+        self._footer_follows()
 
     def _shown(self, message: EngineMessage) -> bool:
         """The message belongs to the run shown (a late one of a replaced run does not)."""
@@ -157,6 +163,7 @@ class MainStream(_Base):
         if self._shown(message):
             self.view.apply(message.event)
             self._run_updated()
+        self._footer_follows()
 
     def on_chain_invoking(self, message: ChainInvoking) -> None:
         if not self._shown(message):
