@@ -119,13 +119,13 @@ async def input_latency(project: Path, steps: int, presses: int) -> tuple[list[f
         while chain_s is None:
             # One key in flight at a time, pressed every ~50 ms while the chain streams.
             if not pressed and len(latencies) < presses:
-                next_mode = modes[(modes.index(app.mode) + 1) % len(modes)]
+                next_mode = modes[(modes.index(app.main.mode) + 1) % len(modes)]
                 pressed[next_mode] = time.perf_counter()
                 app.simulate_key("m")
             await asyncio.sleep(0.05)
-            if app.view.ended:
+            if app.main.view.ended:
                 chain_s = time.perf_counter() - started
-        return latencies, chain_s, len(app.view.steps or [])
+        return latencies, chain_s, len(app.main.view.steps or [])
 
 
 def main() -> None:

@@ -166,22 +166,26 @@ async def pilot_saves(
     painted: list[float] = []
     rerun: list[tuple[float, float, float]] = []
     async with app.run_test(size=SCREEN) as pilot:
-        await _until(pilot, lambda: app.events or app.workspace_error, "the workspace")
+        await _until(pilot, lambda: app.main.listed_events or app.workspace_error, "the workspace")
         if app.workspace_error is not None:
             raise RuntimeError(str(app.workspace_error))
-        names = [event.name for event in app.events]
+        names = [event.name for event in app.main.listed_events]
         index = next(i for i, name in enumerate(names) if name.endswith(event_name))
         app.query_one("#events").select_index(index)  # type: ignore[attr-defined]
         await pilot.pause()
-        generation = app.view.generation
+        generation = app.main.view.generation
         await pilot.press("r")
         await _until(
             pilot,
-            lambda: app.view.generation > generation and app.view.ended and not app.running,
+            lambda: (
+                app.main.view.generation > generation
+                and app.main.view.ended
+                and not app.main.running
+            ),
             "the first run",
         )
         await pilot.press("w")
-        await _until(pilot, lambda: app.watcher is not None, "watch mode")
+        await _until(pilot, lambda: app.main.watcher is not None, "watch mode")
         await pilot.pause(0.5)  # the watches are registered on the watcher's first turn
 
         detail = app.query_one(StepDetail)
@@ -191,7 +195,7 @@ async def pilot_saves(
 
         def render_lines(crop: Any) -> Any:
             strips = paint(crop)
-            view = app.view
+            view = app.main.view
             step = detail.step
             if (
                 "painted" not in mark
@@ -206,19 +210,21 @@ async def pilot_saves(
         body.render_lines = render_lines  # type: ignore[method-assign]
         for n in range(saves):
             mark.clear()
-            mark["generation"] = app.view.generation
+            mark["generation"] = app.main.view.generation
             text = source.read_text(encoding="utf-8").rstrip("\n# ")
             saved, saved_mono = time.perf_counter(), time.monotonic()
             source.write_text(text + f"\n# save {n}\n", encoding="utf-8")
             await _until(pilot, lambda: "painted" in mark, "the re-run's findings on screen")
             painted.append(mark["painted"] - saved)
-            view = app.view
+            view = app.main.view
             invoked = view.invocations[0].started_monotonic if view.invocations else saved_mono
             answered = invoked + view.steps[0].result.duration_s
             # view.rerun is the save's ChangeDetected: when the watcher's batch arrived.
             seen = view.rerun.detected_monotonic if view.rerun is not None else saved_mono
             rerun.append((seen - saved_mono, invoked - saved_mono, answered - saved_mono))
-            await _until(pilot, lambda: app.view.ended and not app.running, "the re-run's end")
+            await _until(
+                pilot, lambda: app.main.view.ended and not app.main.running, "the re-run's end"
+            )
             await pilot.pause(0.2)
     return painted, rerun
 

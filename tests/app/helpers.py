@@ -64,7 +64,7 @@ async def opened(pilot: Pilot) -> CfnDebugApp:
     assert isinstance(app, CfnDebugApp)
     await wait_until(
         pilot,
-        lambda: app.events or app.workspace_error is not None,
+        lambda: app.main.listed_events or app.workspace_error is not None,
         "the workspace to open",
     )
     return app
@@ -72,7 +72,7 @@ async def opened(pilot: Pilot) -> CfnDebugApp:
 
 def event_index(app: CfnDebugApp, name: str) -> int:
     assert app.workspace_error is None, f"the workspace did not open: {app.workspace_error}"
-    names = [event.name for event in app.events]
+    names = [event.name for event in app.main.listed_events]
     for index, full in enumerate(names):
         if full == name or full.endswith("/" + name):
             return index
@@ -83,7 +83,7 @@ async def select_event(pilot: Pilot, name: str) -> int:
     app = await opened(pilot)
     index = event_index(app, name)
     app.query_one("#events").select_index(index)  # type: ignore[attr-defined]
-    await wait_until(pilot, lambda: app.selected_event == index, f"{name} to be selected")
+    await wait_until(pilot, lambda: app.main.selected_event == index, f"{name} to be selected")
     return index
 
 
@@ -91,11 +91,13 @@ async def run_event(pilot: Pilot, name: str, *, keys: tuple[str, ...] = ("r",)) 
     """Select ``name`` in the events tree, press r, and wait for the chain to end."""
     app = await opened(pilot)
     await select_event(pilot, name)
-    generation = app.view.generation
+    generation = app.main.view.generation
     await pilot.press(*keys)
     await wait_until(
         pilot,
-        lambda: app.view.generation > generation and app.view.ended and not app.running,
+        lambda: (
+            app.main.view.generation > generation and app.main.view.ended and not app.main.running
+        ),
         f"the {name} chain to end",
     )
     await pilot.pause()

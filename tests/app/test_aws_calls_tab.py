@@ -108,9 +108,9 @@ async def run_and_read_the_tabs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         moto(url, "start-recording")
 
         await run_event(pilot, "inputs_1_create")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.final_status == "SUCCESS", run
-        steps = app.view.steps or []
+        steps = app.main.view.steps or []
         shown = [await aws_tab_rows(pilot, app, row) for row in range(len(steps))]
         received = recorded_calls(moto(url, "download-recording"))
         request: dict[str, Any] = steps[0].request["request"]

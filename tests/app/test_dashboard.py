@@ -35,9 +35,9 @@ async def test_a_success_is_read_back_as_cfn_debugs_own_step(demo_state: Path) -
     app = CfnDebugApp(demo_config(demo_state, read_back=True))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.final_status == "SUCCESS"
-        shown = app.view.steps or []
+        shown = app.main.view.steps or []
         # the chain, then cfn-debug's own READ (cfn_debug.readback), marked origin "read-back"
         assert shown[-1].origin == "read-back" and shown[-1].action.value == "READ"
         assert all(s.origin is None for s in shown[:-1])
@@ -49,10 +49,10 @@ async def test_good_create_chain_runs_to_success(demo_state: Path) -> None:
     app = CfnDebugApp(demo_config(demo_state, read_back=False))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None
         assert run.final_status == "SUCCESS"
-        steps = app.view.steps or []
+        steps = app.main.view.steps or []
         assert len(steps) >= 2, "create stabilizes over IN_PROGRESS steps"
         assert all(s.result.status == "IN_PROGRESS" for s in steps[:-1])
         assert [f for f in run.findings if f.level is Level.MUST] == []
@@ -89,7 +89,7 @@ async def test_each_fault_shows_its_finding(demo_state: Path, event: str, rule_i
     app = CfnDebugApp(demo_config(demo_state))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, event)
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None
         with_rule = [f for f in run.findings if f.rule_id == rule_id]
         assert with_rule, f"{event}: no {rule_id} finding in {[f.rule_id for f in run.findings]}"
@@ -121,7 +121,7 @@ async def test_crashing_handler_shows_the_traceback_in_logs(demo_state: Path) ->
     app = CfnDebugApp(demo_config(demo_state))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "fault-unhandled-exception")
-        last = (app.view.steps or [])[-1]
+        last = (app.main.view.steps or [])[-1]
         assert any("Traceback" in line for line in last.result.logs)
         await pilot.press("5")
         text = screen_text(app)
@@ -134,17 +134,17 @@ async def test_step_mode_one_invocation_per_key_with_editable_context(demo_state
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await pilot.press("m")
-        assert app.mode == "step"
+        assert app.main.mode == "step"
         assert app.query_one(SessionHeader).mode == "step"
         await select_event(pilot, "create")
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.view.awaiting is not None, "step mode to wait")
+        await wait_until(pilot, lambda: app.main.view.awaiting is not None, "step mode to wait")
         # One invocation has run and the chain waits: nothing more happens without a key.
-        assert len(app.view.steps or []) == 1
-        awaiting = app.view.awaiting
+        assert len(app.main.view.steps or []) == 1
+        awaiting = app.main.view.awaiting
         assert awaiting is not None and awaiting.next_index == 1
         await pilot.pause(0.2)
-        assert len(app.view.steps or []) == 1
+        assert len(app.main.view.steps or []) == 1
         assert "s sends it" in screen_text(app)
 
         # Edit the callbackContext the next invocation sends.
@@ -157,22 +157,26 @@ async def test_step_mode_one_invocation_per_key_with_editable_context(demo_state
         await pilot.pause()
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "editor to close")
-        assert app.pending_context == edited
+        assert app.main.pending_context == edited
 
         await pilot.press("s")
-        await wait_until(pilot, lambda: len(app.view.steps or []) == 2, "the second invocation")
-        second = (app.view.steps or [])[1]
+        await wait_until(
+            pilot, lambda: len(app.main.view.steps or []) == 2, "the second invocation"
+        )
+        second = (app.main.view.steps or [])[1]
         assert second.request["callbackContext"] == edited
 
         # Keep stepping until the chain ends.
-        while not app.view.ended:
+        while not app.main.view.ended:
             await wait_until(
-                pilot, lambda: app.view.awaiting is not None or app.view.ended, "a step prompt"
+                pilot,
+                lambda: app.main.view.awaiting is not None or app.main.view.ended,
+                "a step prompt",
             )
-            if app.view.awaiting is not None:
+            if app.main.view.awaiting is not None:
                 await pilot.press("s")
                 await pilot.pause()
-        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "SUCCESS"
 
 
 async def test_skipping_a_delay(demo_state: Path) -> None:
@@ -187,10 +191,10 @@ async def test_skipping_a_delay(demo_state: Path) -> None:
         assert countdown.seconds >= 1, "the demo asks for a callback delay"
         assert "press d to skip" in screen_text(app)
         await pilot.press("d")
-        invocations = app.view.invocations or []
+        invocations = app.main.view.invocations or []
         await wait_until(
             pilot,
-            lambda: any(i.index == countdown.index + 1 for i in invocations) or app.view.ended,
+            lambda: any(i.index == countdown.index + 1 for i in invocations) or app.main.view.ended,
             "the next invocation",
         )
         following = [i for i in invocations if i.index == countdown.index + 1]
@@ -198,11 +202,11 @@ async def test_skipping_a_delay(demo_state: Path) -> None:
         waited = following[0].started_monotonic - countdown.started
         assert waited < countdown.seconds, f"waited {waited:.2f} s of a {countdown.seconds} s delay"
         # Skip every remaining delay too, so the test ends quickly.
-        while not app.view.ended:
+        while not app.main.view.ended:
             if isinstance(status.state, Countdown):
                 await pilot.press("d")
             await pilot.pause(0.02)
-        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "SUCCESS"
 
 
 async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_state: Path) -> None:
@@ -210,7 +214,7 @@ async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_sta
     app = CfnDebugApp(demo_config(demo_state, read_back=False))
     async with app.run_test(size=SIZE) as pilot:
         index = await select_event(pilot, "create")
-        original = app.events[index].data
+        original = app.main.listed_events[index].data
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, JsonEditor), "the event editor")
         editor = app.screen
@@ -242,19 +246,21 @@ async def test_editing_an_event_validates_as_you_type_and_runs_the_edit(demo_sta
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "editor to close")
 
-        assert index in app.edited
+        assert index in app.main.edited
         # The credentials the editor hid are the file's own again.
-        assert app.events[index].data["credentials"]["secretAccessKey"] == secret
+        assert app.main.listed_events[index].data["credentials"]["secretAccessKey"] == secret
         assert "create *" in screen_text(app)
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the edited run")
-        first = (app.view.steps or [])[0]
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the edited run"
+        )
+        first = (app.main.view.steps or [])[0]
         assert first.request["request"]["desiredResourceState"]["Name"] == (
             "edited-in-the-dashboard"
         )
         await pilot.press("3")
         assert "edited-in-the-dashboard" in screen_text(app)
-        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "SUCCESS"
 
 
 async def test_dead_endpoint_is_explained_in_place(demo_state: Path, unused_port: int) -> None:
@@ -262,7 +268,7 @@ async def test_dead_endpoint_is_explained_in_place(demo_state: Path, unused_port
     app = CfnDebugApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        steps = app.view.steps or []
+        steps = app.main.view.steps or []
         assert steps and steps[-1].result.kind is OutcomeKind.UNREACHABLE
         prompt = status_prompt(app)
         assert prompt.tone == "error"
@@ -318,10 +324,12 @@ async def test_command_palette_runs_an_event_by_name(demo_state: Path) -> None:
         await pilot.press(*"Run sample_events/read (READ)")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the read run")
-        assert app.view.event_index is not None
-        assert app.events[app.view.event_index].name == "sample_events/read"
-        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the read run"
+        )
+        assert app.main.view.event_index is not None
+        assert app.main.listed_events[app.main.view.event_index].name == "sample_events/read"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "SUCCESS"
 
 
 async def test_help_theme_and_cancel_keys(demo_state: Path) -> None:
@@ -343,10 +351,10 @@ async def test_help_theme_and_cancel_keys(demo_state: Path) -> None:
             pilot, lambda: isinstance(status.state, InFlight | Countdown), "the chain to start"
         )
         await pilot.press("x")
-        await wait_until(pilot, lambda: app.view.ended, "the chain to stop")
-        assert app.view.run is not None
-        assert app.view.run.end_reason is not None
-        assert app.view.run.end_reason.value == "cancelled"
+        await wait_until(pilot, lambda: app.main.view.ended, "the chain to stop")
+        assert app.main.view.run is not None
+        assert app.main.view.run.end_reason is not None
+        assert app.main.view.run.end_reason.value == "cancelled"
         state = status.state
         assert isinstance(state, Prompt) and state.text.startswith("Stopped")
 
@@ -369,18 +377,20 @@ async def test_watch_mode_reruns_the_last_event_when_a_file_is_saved(tmp_path: P
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "read")
         assert app.query_one(SessionHeader).watch is True
-        first = app.view.generation
+        first = app.main.view.generation
         event = project / "sample_events" / "read.json"
         data = json.loads(event.read_text())
         data["request"]["logicalResourceIdentifier"] = "SavedWhileWatching"
         event.write_text(json.dumps(data, indent=2))
         await wait_until(
             pilot,
-            lambda: app.view.generation > first and app.view.ended and not app.running,
+            lambda: (
+                app.main.view.generation > first and app.main.view.ended and not app.main.running
+            ),
             "the re-run after the save",
         )
-        assert app.events[app.view.event_index or 0].name.endswith("read")
-        request = (app.view.steps or [])[0].request
+        assert app.main.listed_events[app.main.view.event_index or 0].name.endswith("read")
+        request = (app.main.view.steps or [])[0].request
         assert request["request"]["logicalResourceIdentifier"] == "SavedWhileWatching"
 
 
@@ -389,7 +399,7 @@ async def test_live_gauge_while_a_slow_read_is_in_flight(demo_state: Path) -> No
     app = CfnDebugApp(demo_config(demo_state, deterministic=False))
     async with app.run_test(size=SIZE) as pilot:
         index = await select_event(pilot, "fault-slow-read")
-        data = json.loads(json.dumps(app.events[index].data))
+        data = json.loads(json.dumps(app.main.listed_events[index].data))
         data["request"]["typeConfiguration"]["ReadDelaySeconds"] = 1
         app.main.event_edited(index, data)
         await pilot.press("r")
@@ -398,8 +408,8 @@ async def test_live_gauge_while_a_slow_read_is_in_flight(demo_state: Path) -> No
         await wait_until(pilot, lambda: "in flight" in screen_text(app), "the gauge")
         text = screen_text(app)
         assert "READ in flight" in text and "/ 30 s" in text
-        await wait_until(pilot, lambda: app.view.ended, "the read to finish")
-        step = (app.view.steps or [])[0]
+        await wait_until(pilot, lambda: app.main.view.ended, "the read to finish")
+        step = (app.main.view.steps or [])[0]
         assert step.duration_s >= 1.0
         assert step.result.status == "SUCCESS"
 
@@ -409,8 +419,8 @@ async def test_stop_mode_sends_a_single_invocation(demo_state: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await pilot.press("m", "m")
-        assert app.mode == "stop"
+        assert app.main.mode == "stop"
         await run_event(pilot, "create")
-        steps = app.view.steps or []
+        steps = app.main.view.steps or []
         assert len(steps) == 1 and steps[0].result.status == "IN_PROGRESS"
         assert status_prompt(app).text.startswith("Stop mode: one invocation, IN_PROGRESS")

@@ -35,7 +35,7 @@ async def test_every_demo_run_is_a_fresh_request(demo_state: Path) -> None:
         runs = []
         for _ in range(2):
             await run_event(pilot, "create")
-            run = app.view.run
+            run = app.main.view.run
             assert run is not None and run.final_status == "SUCCESS", status_prompt(app).text
             runs.append(run)
         first, second = (r.steps[0].request for r in runs)
@@ -62,14 +62,16 @@ async def test_already_exists_from_an_earlier_run_says_so_and_r_resets(demo_stat
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "editor to close")
         for _ in range(2):
-            generation = app.view.generation
+            generation = app.main.view.generation
             await pilot.press("r")
             await wait_until(
                 pilot,
-                lambda g=generation: app.view.generation > g and app.view.ended and not app.running,
+                lambda g=generation: (
+                    app.main.view.generation > g and app.main.view.ended and not app.main.running
+                ),
                 "the run",
             )
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.final_status == "FAILED"
         prompt = status_prompt(app)
         assert "AlreadyExists" in prompt.text
@@ -82,11 +84,15 @@ async def test_already_exists_from_an_earlier_run_says_so_and_r_resets(demo_stat
         assert (
             not list((demo_state / "names").glob("*")) if (demo_state / "names").exists() else True
         )
-        generation = app.view.generation
+        generation = app.main.view.generation
         await pilot.press("r")
         await wait_until(
             pilot,
-            lambda: app.view.generation > generation and app.view.ended and not app.running,
+            lambda: (
+                app.main.view.generation > generation
+                and app.main.view.ended
+                and not app.main.running
+            ),
             "the run after the reset",
         )
-        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "SUCCESS"

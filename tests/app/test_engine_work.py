@@ -150,7 +150,7 @@ async def test_the_read_back_step_is_marked_as_cfn_debugs_own_read(demo_state: P
     app = CfnDebugApp(demo_config(demo_state, read_back=True))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        steps = app.view.steps
+        steps = app.main.view.steps
         assert steps[-1].origin == "read-back", [s.origin for s in steps]
         assert all(s.origin != "read-back" for s in steps[:-1])
         timeline = app.query_one(Timeline)

@@ -84,9 +84,9 @@ async def test_the_edited_marker_clears_when_the_file_is_reloaded(
         area.move_cursor(area.document.end)
         await pilot.press("space", "ctrl+s")
         await wait_until(pilot, lambda: not isinstance(app.screen, JsonEditor), "closed")
-        assert index in app.edited and "read *" in screen_text(app)
+        assert index in app.main.edited and "read *" in screen_text(app)
         await pilot.press("E")
-        await wait_until(pilot, lambda: index not in app.edited, "the reload")
+        await wait_until(pilot, lambda: index not in app.main.edited, "the reload")
         await pilot.pause()
         assert "read *" not in screen_text(app)
         assert "Reloaded" in status_prompt(app).text

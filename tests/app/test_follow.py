@@ -24,7 +24,7 @@ SIZE = (140, 45)
 
 
 def expected_row(app: CfnDebugApp) -> int:
-    run = app.view.run
+    run = app.main.view.run
     assert run is not None
     for step in run.steps:
         if any(f.level is Level.MUST for f in step.findings):
@@ -34,7 +34,7 @@ def expected_row(app: CfnDebugApp) -> int:
 
 async def assert_agreement(app: CfnDebugApp, pilot: object) -> None:
     """Cursor row, detail, status line and Findings tab all tell the same story."""
-    run = app.view.run
+    run = app.main.view.run
     assert run is not None
     row = expected_row(app)
     timeline = app.query_one(Timeline)
@@ -62,7 +62,7 @@ async def test_three_step_chain_ends_on_its_last_step(demo_state: Path) -> None:
     app = CfnDebugApp(demo_config(demo_state))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        assert app.view.run is not None and len(app.view.run.steps) == 3
+        assert app.main.view.run is not None and len(app.main.view.run.steps) == 3
         await assert_agreement(app, pilot)
 
 
@@ -73,7 +73,7 @@ async def test_hundred_and_one_step_chain_ends_on_its_last_step(tmp_path: Path) 
     app = CfnDebugApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and len(run.steps) == 101 and run.final_status == "SUCCESS"
         await assert_agreement(app, pilot)
 
@@ -83,7 +83,7 @@ async def test_chain_with_a_must_finding_ends_on_that_step(demo_state: Path) -> 
     app = CfnDebugApp(demo_config(demo_state))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "fault-identifier-changes-mid-chain")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.must_failures
         row = expected_row(app)
         assert row < len(run.steps) - 1, "the fault's MUST finding is on a middle step"
@@ -103,8 +103,12 @@ async def test_the_timeline_stays_where_the_user_put_it(tmp_path: Path) -> None:
         timeline.focus()
         await wait_until(pilot, lambda: app.focused is timeline, "the timeline to take focus")
         await pilot.press("ctrl+home")
-        assert app.running and not app.view.ended, "the key was pressed while the chain ran"
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the chain to end")
+        assert app.main.running and not app.main.view.ended, (
+            "the key was pressed while the chain ran"
+        )
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the chain to end"
+        )
         await pilot.pause()
         assert timeline.cursor_row == 0, "the user's row is kept"
         assert app.query_one(StepDetail).step is not None
@@ -121,7 +125,7 @@ async def test_the_cursor_starts_on_the_first_event_and_a_click_only_selects(
         panel = app.query_one(EventsPanel)
         node = panel.cursor_node
         assert node is not None and node.data is not None, "the cursor is on an event"
-        assert app.selected_event == node.data
+        assert app.main.selected_event == node.data
         first_leaf = next(n for n in panel.root.children[0].children if n.data is not None)
         assert node is first_leaf
         # A click on another event selects it and sends nothing.
@@ -130,13 +134,15 @@ async def test_the_cursor_starts_on_the_first_event_and_a_click_only_selects(
         # (+1: the panel's border)
         await pilot.click(EventsPanel, offset=(6, target.line - panel.scroll_offset.y + 1))
         await pilot.pause(0.3)
-        assert app.selected_event == target.data
-        assert app.view.run is None and not app.running and not app.view.steps
+        assert app.main.selected_event == target.data
+        assert app.main.view.run is None and not app.main.running and not app.main.view.steps
         # Enter runs it.
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the chain to end")
-        assert app.view.run is not None
-        assert app.view.run.event_name == app.events[target.data].name
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the chain to end"
+        )
+        assert app.main.view.run is not None
+        assert app.main.view.run.event_name == app.main.listed_events[target.data].name
 
 
 async def test_running_from_the_palette_selects_the_event(demo_state: Path) -> None:
@@ -149,11 +155,13 @@ async def test_running_from_the_palette_selects_the_event(demo_state: Path) -> N
             await pilot.press("space" if key == " " else key)
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the chain to end")
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the chain to end"
+        )
         panel = app.query_one(EventsPanel)
         assert panel.cursor_node is not None
-        assert panel.cursor_node.data == app.selected_event
-        assert app.events[app.selected_event].name == "sample_events/read"
+        assert panel.cursor_node.data == app.main.selected_event
+        assert app.main.listed_events[app.main.selected_event].name == "sample_events/read"
 
 
 async def test_a_runs_first_step_is_shown_before_the_timeline_draws_its_row(
@@ -173,12 +181,14 @@ async def test_a_runs_first_step_is_shown_before_the_timeline_draws_its_row(
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.view.awaiting is not None, "step mode to wait")
+        await wait_until(pilot, lambda: app.main.view.awaiting is not None, "step mode to wait")
         detail = app.query_one(StepDetail)
         await wait_until(pilot, lambda: detail.step is not None, "the first step in the detail")
-        assert detail.step is app.view.steps[0] and detail.row == 0
+        assert detail.step is app.main.view.steps[0] and detail.row == 0
         assert app.query_one(Timeline).row_count == 0  # its row is still in the batch
         await pilot.press("x")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the chain to end")
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the chain to end"
+        )
         timeline_widget = app.query_one(Timeline)
-        assert timeline_widget.row_count == len(app.view.steps)
+        assert timeline_widget.row_count == len(app.main.view.steps)

@@ -26,11 +26,11 @@ async def test_the_update_input_updates_what_the_create_input_made(tmp_path: Pat
     app = CfnDebugApp(config(tmp_path))
     async with app.run_test(size=(160, 48)) as pilot:
         await run_event(pilot, "inputs_1_create")
-        create = app.view.run
+        create = app.main.view.run
         assert create is not None and create.final_status == "SUCCESS", create
         made = create.steps[0].result.progress["resourceModel"]
         await run_event(pilot, "inputs_1_update")
-        update = app.view.run
+        update = app.main.view.run
         assert update is not None
         sent = update.steps[0].request["request"]
         assert sent["desiredResourceState"]["ItemId"] == made["ItemId"]

@@ -38,7 +38,7 @@ async def test_220x60_cuts_no_event_name(demo_state: Path) -> None:
         await opened(pilot)
         await pilot.pause()
         text = screen_text(app)
-        for event in app.events:
+        for event in app.main.listed_events:
             assert f" {short_name(event)} " in text, short_name(event)
         # The sidebar is not a fixed strip: it is as wide as its longest name.
         assert app.query_one(EventsPanel).outer_size.width > 36  # was a fixed 36
@@ -74,7 +74,7 @@ async def test_engine_progress_shows_a_bar_with_counts(demo_state: Path) -> None
     consumes."""
     from dataclasses import dataclass
 
-    from cfn_debug.app.messages import WatchUpdate
+    from cfn_debug.app.chain_runs import engine_message
     from cfn_debug.app.widgets.progress import WorkProgress
 
     @dataclass(frozen=True)
@@ -87,11 +87,12 @@ async def test_engine_progress_shows_a_bar_with_counts(demo_state: Path) -> None
     app = CfnDebugApp(demo_config(demo_state))
     async with app.run_test(size=(120, 36)) as pilot:
         await opened(pilot)
-        app.post_message(WatchUpdate(Progress("Deploying the setup stack", 2, 5), None))
+        app.main.post_message(engine_message(Progress("Deploying the setup stack", 2, 5), None))
         await pilot.pause()
         bar = app.query_one(WorkProgress)
         assert bar.display
         assert "Deploying the setup stack" in screen_text(app) and "2/5" in screen_text(app)
-        app.post_message(WatchUpdate(Progress("Deploying the setup stack", 5, 5, True), None))
+        done = engine_message(Progress("Deploying the setup stack", 5, 5, True), None)
+        app.main.post_message(done)
         await pilot.pause()
         assert not bar.display

@@ -53,8 +53,8 @@ async def test_y_copies_the_steps_request_masked_as_exports_are(demo_state: Path
         await pilot.press("y")
         await wait_until(pilot, lambda: isinstance(app.screen, CopyScreen), "the copy chooser")
         await pilot.press("enter")  # the Request tab offers the request first
-        await wait_until(pilot, lambda: app.last_copied is not None, "the copy")
-        copied = app.last_copied or ""
+        await wait_until(pilot, lambda: app.main.last_copied is not None, "the copy")
+        copied = app.main.last_copied or ""
         assert '"desiredResourceState"' in copied
         assert "fake-secret-access-key-for-local-testing-only" not in copied  # credentials
         assert "not-a-real-secret-0001" not in copied  # the writeOnly Secret
@@ -63,9 +63,9 @@ async def test_y_copies_the_steps_request_masked_as_exports_are(demo_state: Path
         await pilot.press("y")
         await wait_until(pilot, lambda: isinstance(app.screen, CopyScreen), "the copy chooser")
         await pilot.press("up", "up", "enter")  # callbackContext
-        await wait_until(pilot, lambda: app.last_copied != copied, "the second copy")
+        await wait_until(pilot, lambda: app.main.last_copied != copied, "the second copy")
         # The first step's answer carries the context of the second invocation.
-        assert '"stage": 1' in (app.last_copied or "")
+        assert '"stage": 1' in (app.main.last_copied or "")
 
 
 async def test_logs_drop_the_repeated_request_id_and_highlight_the_traceback(
@@ -74,7 +74,7 @@ async def test_logs_drop_the_repeated_request_id_and_highlight_the_traceback(
     app = CfnDebugApp(demo_config(demo_state, deterministic=False))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "fault-unhandled-exception")
-        step = app.view.steps[-1]
+        step = app.main.view.steps[-1]
         request_id = step.result.request_id
         assert request_id and any(request_id in line for line in step.result.logs)
         await pilot.press("5")

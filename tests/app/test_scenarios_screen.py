@@ -14,6 +14,7 @@ import io
 import re
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select, Static
@@ -22,9 +23,11 @@ from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.screens.scenarios import ScenariosScreen
 from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.contract import rule
+from cfn_debug.demo_hook import DEMO_HOOK_DIR
+from cfn_debug.hooks.scenarios import HOOK_SCENARIOS
 from cfn_debug.scenarios import SCENARIOS, Outcome, VerdictStatus
 
-from .helpers import demo_config, opened, screen_text, wait_until
+from .helpers import demo_config, opened, project_config, screen_text, wait_until
 
 SIZE = (150, 50)
 #: what Run all (`scenario all`) runs on the demo, which has example_inputs/
@@ -46,7 +49,7 @@ async def run_one(pilot: Pilot, screen: ScenariosScreen, name: str) -> None:
     """Move the list's cursor to ``name`` with the keyboard, press r, wait for the end."""
     table = screen.query_one("#sc-list", DataTable)
     table.focus()
-    names = [s.name for s in SCENARIOS]
+    names = [s.name for s in screen.catalogue]
     await pilot.press("home", *(["down"] * names.index(name)))
     assert screen.selected_name() == name
     generation = screen.generation
@@ -219,3 +222,24 @@ async def test_capital_s_opens_the_screen_from_the_dashboard(demo_state: Path) -
         assert "create-read" in screen_text(app)
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, ScenariosScreen), "closing")
+
+
+@pytest.mark.slow
+async def test_a_hook_project_lists_and_runs_the_hook_contract_scenarios(tmp_path: Path) -> None:
+    """`cfn-debug --demo hook`: the screen lists the hook's scenarios (as `cfn-debug scenario`
+    runs them), not a resource type's, and runs the selected one against the hook."""
+    app = CfnDebugApp(project_config(DEMO_HOOK_DIR, tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_scenarios(pilot)
+        assert list(screen.board.views) == [s.name for s in HOOK_SCENARIOS]
+        text = screen_text(app)
+        assert "hook contract scenarios" in progress(screen)
+        assert "create-read" not in text
+
+        await run_one(pilot, screen, "contract_pre_update_success")
+
+        result = screen.board.views["contract_pre_update_success"].result
+        assert result is not None and result.outcome is Outcome.PASSED, result
+        assert "✔" in row_text(screen_text(app), "contract_pre_update_success")
+        assert "UPDATE_PRE_PROVISION" in detail_text(screen) or "pre_update" in detail_text(screen)
+        assert "1 passed" in progress(screen)

@@ -33,7 +33,7 @@ async def test_every_run_is_journalled_with_all_its_steps(demo_state: Path) -> N
     app = CfnDebugApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        shown = list(app.view.steps or [])
+        shown = list(app.main.view.steps or [])
         # Read while the app still runs: every line is on disk as it happens.
         session = load_journal(config.journal)  # type: ignore[arg-type]
         assert len(session.runs) == 1
@@ -70,7 +70,7 @@ async def test_export_key_and_palette_write_each_format_beside_the_journal(
         runs = load_transcript(target).runs
         assert len(runs) == 1 and runs[0].event_name.endswith("fault-write-only-on-read")
         assert any(f.rule_id == "write-only-not-returned" for f in runs[0].findings)
-        assert len(runs[0].steps) == len(app.view.steps or [])
+        assert len(runs[0].steps) == len(app.main.view.steps or [])
         # The palette names each format.
         await pilot.press("ctrl+p")
         await pilot.press(*"Export session as Markdown")
@@ -133,12 +133,12 @@ async def test_open_shows_a_saved_session_read_only(tmp_path: Path) -> None:
             await pilot.press("1")
             assert "primary-identifier-present" in screen_text(viewer)
             # Running is off: the key does nothing and the footer does not offer it.
-            shown = viewer.view
+            shown = viewer.main.view
             await pilot.press("r")
             await pilot.pause()
             prompt = status_prompt(viewer)  # the run's outcome, and that nothing runs here
             assert "read-only" in prompt.text + prompt.hint
-            assert viewer.view is shown and viewer.view.ended
+            assert viewer.main.view is shown and viewer.main.view.ended
             assert " r Run" not in screen_text(viewer).splitlines()[-1]
             assert viewer.workspace is None
 
@@ -185,7 +185,7 @@ async def test_an_error_in_a_handler_is_shown_and_the_app_goes_on(demo_state: Pa
         assert "boom-in-a-handler" in log.read_text(encoding="utf-8")
         # It still works, and still journals.
         await run_event(pilot, "read")
-        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "SUCCESS"
         assert len(load_journal(config.journal).runs) == 1  # type: ignore[arg-type]
     assert app.return_code in (0, None)
 
@@ -205,11 +205,11 @@ async def test_screenshot_never_shows_credentials(
     app = CfnDebugApp(demo_config(demo_state, screenshot_dir=shots))
     async with app.run_test(size=SIZE) as pilot:
         await opened(pilot)
-        index = next(i for i, e in enumerate(app.events) if e.name.endswith("/create"))
-        data = json.loads(json.dumps(app.events[index].data))
+        index = next(i for i, e in enumerate(app.main.listed_events) if e.name.endswith("/create"))
+        data = json.loads(json.dumps(app.main.listed_events[index].data))
         data["credentials"] = dict(secrets)
         app.main.event_edited(index, data)
-        assert app.events[index].data["credentials"] == secrets
+        assert app.main.listed_events[index].data["credentials"] == secrets
         await run_event(pilot, "create")
         await pilot.press("3")  # the Request tab: the request as sent
         assert "REDACTED" in screen_text(app)

@@ -26,14 +26,16 @@ async def test_time_waiting_for_the_user_is_not_the_chains(tmp_path: Path) -> No
             await wait_until(
                 pilot,
                 lambda step=step: (
-                    app.view.awaiting is not None and app.view.awaiting.next_index == step
+                    app.main.view.awaiting is not None and app.main.view.awaiting.next_index == step
                 ),
                 f"step mode to wait before #{step}",
             )
             await pilot.pause(THINK_S)
             await pilot.press("s")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the chain to end")
-        run = app.view.run
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the chain to end"
+        )
+        run = app.main.view.run
         assert run is not None and run.end_reason is EndReason.TERMINAL
         assert run.user_wait_s >= 2 * THINK_S
         # The chain's own time is the handler's: far less than what the user spent.

@@ -44,11 +44,11 @@ async def test_hostile_names_are_shown_literally_and_the_svg_stays_xml(tmp_path:
         assert any("evil-[b]bold-[@click=app.quit]x-\\x1b]0;pwned\\x07" in la for la in labels)
         assert any("broken-[red]x-\\x1b[2J" in la for la in labels), labels
         assert "\x1b" not in text and "\x07" not in text
-        index = next(i for i, e in enumerate(app.events) if e.name.endswith(HOSTILE))
+        index = next(i for i, e in enumerate(app.main.listed_events) if e.name.endswith(HOSTILE))
         panel.select_index(index)
-        await wait_until(pilot, lambda: app.selected_event == index, "the hostile event")
+        await wait_until(pilot, lambda: app.main.selected_event == index, "the hostile event")
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the run")
+        await wait_until(pilot, lambda: app.main.view.ended and not app.main.running, "the run")
         await pilot.pause()
         text = screen_text(app)
         assert "[b]bold-[@click=app.quit]" in text.split("\n")[1]  # the timeline's title

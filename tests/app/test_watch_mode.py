@@ -35,21 +35,21 @@ async def test_watch_key_reruns_on_a_handler_save_and_shows_new_then_fixed(
     app = CfnDebugApp(demo_config(tmp_path / "state", project_dir=project))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "read")
-        assert app.view.run is not None and not app.view.run.must_failures
+        assert app.main.view.run is not None and not app.main.view.run.must_failures
         header = app.query_one(SessionHeader)
         assert header.watch is False
         await pilot.press("w")
-        await wait_until(pilot, lambda: app.watcher is not None and header.watch, "watch on")
+        await wait_until(pilot, lambda: app.main.watcher is not None and header.watch, "watch on")
         await pilot.pause(0.3)  # the watches are registered on the watcher's first turn
-        first = app.view.generation
+        first = app.main.view.generation
 
         _edit(project / HANDLERS, GUARDED, UNGUARDED)  # inject the bug
         await wait_until(
             pilot,
-            lambda: app.view.generation > first and app.view.comparison is not None,
+            lambda: app.main.view.generation > first and app.main.view.comparison is not None,
             "the re-run and its comparison",
         )
-        broken = app.view
+        broken = app.main.view
         assert broken.rerun is not None and broken.run is not None
         assert broken.event_name is not None and broken.event_name.endswith("read")
         assert [f.rule_id for f in broken.comparison.new] == [RULE]
@@ -62,11 +62,11 @@ async def test_watch_key_reruns_on_a_handler_save_and_shows_new_then_fixed(
         _edit(project / HANDLERS, UNGUARDED, GUARDED)  # fix it again
         await wait_until(
             pilot,
-            lambda: app.view is not broken and app.view.comparison is not None,
+            lambda: app.main.view is not broken and app.main.view.comparison is not None,
             "the second re-run",
         )
-        assert [f.rule_id for f in app.view.comparison.fixed] == [RULE]
-        assert app.view.comparison.new == ()
+        assert [f.rule_id for f in app.main.view.comparison.fixed] == [RULE]
+        assert app.main.view.comparison.new == ()
         assert f"fixed {RULE}" in status_prompt(app).text
         await pilot.pause()
         flat = " ".join(screen_text(app).split())
@@ -74,7 +74,7 @@ async def test_watch_key_reruns_on_a_handler_save_and_shows_new_then_fixed(
         assert f"fixed {RULE} /resourceModel/Secret" in flat
 
         await pilot.press("w")
-        assert app.watcher is None and header.watch is False
+        assert app.main.watcher is None and header.watch is False
 
 
 async def test_a_failed_build_is_shown_and_nothing_reruns(tmp_path: Path) -> None:
@@ -88,13 +88,13 @@ async def test_a_failed_build_is_shown_and_nothing_reruns(tmp_path: Path) -> Non
         await run_event(pilot, "read")
         await wait_until(pilot, lambda: app.query_one(SessionHeader).watch, "watching")
         await pilot.pause(0.3)
-        generation = app.view.generation
+        generation = app.main.view.generation
         _edit(project / HANDLERS, GUARDED, UNGUARDED)
-        await wait_until(pilot, lambda: app.last_build is not None, "the build")
+        await wait_until(pilot, lambda: app.main.last_build is not None, "the build")
         await pilot.pause(0.2)
         prompt = status_prompt(app)
         assert prompt.tone == "error" and "Build failed (exit 3)" in prompt.text
-        assert app.view.generation == generation, "nothing re-ran"
+        assert app.main.view.generation == generation, "nothing re-ran"
         await pilot.press("1")
         text = screen_text(app)
         assert "compiling" in text and "nothing re-ran" in text
@@ -111,21 +111,25 @@ async def test_an_edited_event_is_sent_as_written_by_a_watch_rerun_before_any_ru
     app = CfnDebugApp(demo_config(tmp_path / "state", project_dir=project, watch=True))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "create")
-        index = app.view.event_index
+        index = app.main.view.event_index
         assert index is not None
-        data = json.loads(json.dumps(app.events[index].data))
+        data = json.loads(json.dumps(app.main.listed_events[index].data))
         data["request"]["desiredResourceState"]["Name"] = "pinned-by-an-edit"
         app.main.event_edited(index, data)  # applied, not run
         await wait_until(pilot, lambda: app.query_one(SessionHeader).watch, "watching")
         await pilot.pause(0.3)  # the watches are registered on the watcher's first turn
-        generation = app.view.generation
+        generation = app.main.view.generation
         handlers = project / HANDLERS
         handlers.write_text(handlers.read_text(encoding="utf-8") + "\n# saved\n", "utf-8")
         await wait_until(
             pilot,
-            lambda: app.view.generation > generation and app.view.ended and not app.running,
+            lambda: (
+                app.main.view.generation > generation
+                and app.main.view.ended
+                and not app.main.running
+            ),
             "the re-run after the save",
         )
-        request = (app.view.steps or [])[0].request["request"]
+        request = (app.main.view.steps or [])[0].request["request"]
         assert request["desiredResourceState"]["Name"] == "pinned-by-an-edit"
         assert request["clientRequestToken"] != data["request"].get("clientRequestToken")

@@ -28,15 +28,15 @@ async def test_a_schema_save_refreshes_the_notices(tmp_path: Path) -> None:
         notices = app.query_one(Notices)
         assert "NoSuchProperty" not in screen_text(app)
         await pilot.press("w")
-        await wait_until(pilot, lambda: app.watcher is not None, "watch on")
+        await wait_until(pilot, lambda: app.main.watcher is not None, "watch on")
         await pilot.pause(0.3)  # the watches are registered on the watcher's first turn
-        first = app.view.generation
+        first = app.main.view.generation
 
         path = project / SCHEMA
         schema = json.loads(path.read_text(encoding="utf-8"))
         schema["readOnlyProperties"].append("/properties/NoSuchProperty")
         path.write_text(json.dumps(schema, indent=2), encoding="utf-8")
-        await wait_until(pilot, lambda: app.view.generation > first, "the re-run")
+        await wait_until(pilot, lambda: app.main.view.generation > first, "the re-run")
         await wait_until(pilot, lambda: notices.display, "the notices line")
         await wait_until(
             pilot, lambda: "NoSuchProperty" in screen_text(app), "the new warning drawn"

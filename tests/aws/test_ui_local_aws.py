@@ -29,9 +29,9 @@ async def test_the_dashboard_runs_an_input_against_the_local_aws(tmp_path: Path)
         await run_event(pilot, "inputs_1_create")
         assert app.workspace is not None
         assert app.workspace.describe_aws().startswith("AWS: local (moto at http://127.0.0.1:")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.final_status == "SUCCESS"
-        request = app.view.steps[0].request  # type: ignore[index]
+        request = app.main.view.steps[0].request  # type: ignore[index]
         assert request["request"]["desiredResourceState"]["TableName"].startswith(
             "cfn-debug-setup-NotesTable-"
         )
@@ -60,7 +60,7 @@ async def test_the_dashboard_takes_endpoint_env_vars_and_exports(
         await run_event(pilot, "inputs_1_create")
         assert app.workspace is not None
         assert app.workspace.describe_aws().startswith(f"AWS: the endpoint {url} (--env-vars")
-        assert app.view.run is not None and app.view.run.final_status == "SUCCESS"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "SUCCESS"
     assert len(client("dynamodb", url).scan(TableName="ui-by-hand")["Items"]) == 1
     app = CfnDebugApp(config(tmp_path, "--aws-endpoint-url", url))
     async with app.run_test(size=SIZE) as pilot:
@@ -68,4 +68,4 @@ async def test_the_dashboard_takes_endpoint_env_vars_and_exports(
         assert app.workspace is not None
         assert app.workspace.describe_aws().startswith(f"AWS: the endpoint {url} (--aws-endpoint")
         # the stack "mine" in that moto exports the table; the note was never created there
-        assert app.view.run is not None and app.view.run.final_status == "FAILED"
+        assert app.main.view.run is not None and app.main.view.run.final_status == "FAILED"

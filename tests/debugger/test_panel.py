@@ -53,10 +53,12 @@ async def test_stop_step_inspect_continue(demo_copy: Path, tmp_path: Path) -> No
         assert panel.view.line > first_line
         await command(pilot, app, "p widget_id")
         await wait_until(pilot, lambda: "'wdg-demo0001'" in output_text(app), "the local")
-        assert app.running  # the rest of the dashboard is live: the run is in flight
+        assert app.main.running  # the rest of the dashboard is live: the run is in flight
         await command(pilot, app, "c")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the run's end")
-        run = app.view.run
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the run's end"
+        )
+        run = app.main.view.run
         assert run is not None and run.final_status == "SUCCESS"
         assert not run.must_failures and not run.findings
         assert run.debugger_s > 0
@@ -82,8 +84,8 @@ async def test_b_on_a_failed_step_stops_at_the_raising_line(
     async with app.run_test(size=SIZE) as pilot:
         await select_event(pilot, "fault-unhandled-exception")
         await pilot.press("r")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the run")
-        original = app.view.run
+        await wait_until(pilot, lambda: app.main.view.ended and not app.main.running, "the run")
+        original = app.main.view.run
         assert original is not None and original.must_failures
         app.screen.query_one("#timeline").focus()
         await pilot.press("b")
@@ -92,9 +94,11 @@ async def test_b_on_a_failed_step_stops_at_the_raising_line(
         assert panel.view.line == raising
         assert str(handlers.resolve()) == panel.view.file
         await command(pilot, app, "c")
-        await wait_until(pilot, lambda: app.view.ended and not app.running, "the replay's end")
-        replay = app.view.run
+        await wait_until(
+            pilot, lambda: app.main.view.ended and not app.main.running, "the replay's end"
+        )
+        replay = app.main.view.run
         assert replay is not None and replay.replay_of == f"{original.run_id}#0"
-        await wait_until(pilot, lambda: app.view.comparison is not None, "the comparison")
-        comparison = app.view.comparison
+        await wait_until(pilot, lambda: app.main.view.comparison is not None, "the comparison")
+        comparison = app.main.view.comparison
         assert not comparison.new and not comparison.fixed and comparison.still

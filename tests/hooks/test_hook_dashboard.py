@@ -20,13 +20,13 @@ async def test_the_demo_hook_shows_verdicts_apart_from_findings(tmp_path: Path) 
     app = CfnDebugApp(project_config(DEMO_HOOK_DIR, tmp_path))
     async with app.run_test(size=(160, 50)) as pilot:
         await run_event(pilot, "pre-create-unencrypted")
-        assert app.view.run is not None and app.view.run.verdict == "refused"
-        assert app.view.run.findings == []
+        assert app.main.view.run is not None and app.main.view.run.verdict == "refused"
+        assert app.main.view.run.findings == []
         assert "Hook verdict: refused" in str(status_prompt(app))
         assert "verdict: refused" in str(app.query_one(Timeline).border_title)
 
         await run_event(pilot, "fault-no-message")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.verdict == "refused"
         assert [(f.rule_id, f.level.value) for f in run.findings] == [
             ("hook-failed-message", "MUST")

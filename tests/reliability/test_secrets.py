@@ -219,13 +219,13 @@ async def test_the_dashboard_screenshot_has_no_credential(tmp_path: Path) -> Non
     shots: list[str] = []
     async with app.run_test(size=(140, 45)) as pilot:
         for _ in range(600):
-            if app.events or app.workspace_error is not None:
+            if app.main.listed_events or app.workspace_error is not None:
                 break
             await pilot.pause(0.05)
         assert app.workspace_error is None, app.workspace_error
         app.run_event(0)
         for _ in range(600):
-            if app.view.ended and not app.running:
+            if app.main.view.ended and not app.main.running:
                 break
             await pilot.pause(0.05)
         for tab in ("request", "logs", "response"):

@@ -286,6 +286,7 @@ def test_a_node_older_than_the_handler_librarys_engines_is_a_clear_error(tmp_pat
     assert "needs Node.js >=99.0.0 (engines.node)" in message and "--node PATH" in message
 
 
+@pytest.mark.slow  # two `cfn-debug run` processes: 4.4 s at load 10
 def test_node_names_the_node_executable_and_a_wrong_one_is_one_line(tmp_path: Path) -> None:
     request = {"clientRequestToken": "t-1", "desiredResourceState": {"Mode": "escape"}}
     event = tmp_path / "event.json"

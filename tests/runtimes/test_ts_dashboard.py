@@ -19,12 +19,12 @@ async def test_the_dashboard_runs_the_typescript_type(ts_note_built: Path, tmp_p
     app = CfnDebugApp(project_config(ts_note_built, tmp_path, "--local-aws"))
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, "inputs_1_create")
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.final_status == "SUCCESS"
-        step = app.view.steps[0]
+        step = app.main.view.steps[0]
         assert any(call.operation == "PutItem" for call in step.aws_calls)
         assert any("putting note contract-note" in line for line in step.result.logs)
         await run_event(pilot, "fault-delete-returns-model")
-        step = app.view.steps[0]
+        step = app.main.view.steps[0]
         assert {f.rule_id for f in step.findings} == {"delete-success-no-model"}
         assert "delete-success-no-model" in screen_text(app)

@@ -39,11 +39,11 @@ async def test_the_dashboard_runs_the_compiled_type(
     fault, rule = FAULTS[runtime]
     async with app.run_test(size=SIZE) as pilot:
         await run_event(pilot, fault)
-        run = app.view.run
+        run = app.main.view.run
         assert run is not None and run.steps, screen_text(app)
-        found = {f.rule_id for step in app.view.steps for f in step.findings}
+        found = {f.rule_id for step in app.main.view.steps for f in step.findings}
         assert rule in found, found
         assert rule in screen_text(app)
-        first = app.view.steps[0].result
+        first = app.main.view.steps[0].result
         assert first is not None and first.aws_calls_note
         assert first.aws_calls_note.startswith("AWS calls: not recorded for this runtime")

@@ -3,9 +3,10 @@ routes what workers post to the screen that owns the work, and runs the keys tha
 every screen (export, theme, help, screenshot, quit). It never shows an exception's traceback:
 an error in a handler is shown in place and the app goes on.
 
-Where the rest lives: the dashboard's job in ``screens/main.py`` (its keys in
-``main_actions.py``), chains and watch mode in ``chain_runs.py``, opening the project in
-``opening.py``, exports in ``exporting.py``, the journal in ``journaling.py``.
+Where the rest lives: the dashboard's job in ``screens/main/`` (its layout and state in
+``screen.py``, the engine's stream in ``stream.py``, its keys in ``actions.py``), chains and
+watch mode in ``chain_runs.py``, opening the project in ``opening.py``, exports in
+``exporting.py``, the journal in ``journaling.py``.
 """
 
 from __future__ import annotations
@@ -25,16 +26,12 @@ from cfn_debug.app.actions import ACTIONS, TABS, bindings, is_app_level
 from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import AppConfig
 from cfn_debug.app.live import LiveSession
-from cfn_debug.app.main_stream import JournalProblem
 from cfn_debug.app.masking import known_secrets, scrub_secrets
 from cfn_debug.app.messages import (
     ExportFinished,
+    JournalStopped,
     Progress,
-    RunFailed,
-    RunFinished,
     SessionLoaded,
-    WatchStopped,
-    WatchUpdate,
     WorkspaceFailed,
     WorkspaceReady,
 )
@@ -73,11 +70,6 @@ def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
 #: More UI errors than this within ERROR_WINDOW_S is a loop the app cannot show its way out of.
 ERROR_BURST = 10
 ERROR_WINDOW_S = 1.0
-
-
-def _main_state(name: str, doc: str) -> Any:
-    """A read-only view of the main screen's state, for the palette, tests and benches."""
-    return property(lambda self: getattr(self.main, name), doc=doc)
 
 
 class CfnDebugApp(App[int]):
@@ -142,13 +134,12 @@ class CfnDebugApp(App[int]):
     @on(WorkspaceReady)
     @on(WorkspaceFailed)
     @on(SessionLoaded)
-    @on(WatchUpdate)
-    @on(WatchStopped)
-    @on(RunFailed)
-    @on(RunFinished)
+    @on(JournalStopped)
     @on(Progress)
     def _to_main(self, message: Message) -> None:
-        """What workers post belongs to the main screen's job: route it there."""
+        """What the App's workers post (opening the project, reading a saved session, the
+        journal) belongs to the main screen's job: route it there. The chain and watch workers
+        run on the main screen and post to it."""
         if self._ui_alive():
             self.main.post_message(message)
 
@@ -176,38 +167,6 @@ class CfnDebugApp(App[int]):
         if workspace is not None:
             workspace.close()
         self.live.log.close()
-
-    # --- the main screen's state, read-only (palette, tests, benches) ---------------------
-
-    view = _main_state("view", "The run shown (RunView).")
-    running = _main_state("running", "A chain started by the user or a save is in flight.")
-    selected_event = _main_state("selected_event", "The index of the event selected.")
-    mode = _main_state("mode", "The replay mode: auto, step or stop.")
-    pending_context = _main_state("pending_context", "Step mode's edited callbackContext.")
-    last_build = _main_state("last_build", "Watch mode's latest build (BuildFinished).")
-    last_copied = _main_state("last_copied", "What `y` copied last (OSC 52 sent it).")
-
-    @property
-    def events(self) -> list[Any]:
-        """The project's events as this session edited them, once the tree shows them (empty
-        before: a script selecting in the tree waits for this)."""
-        try:
-            main = self.main
-            return main.events if main.panel.events else []
-        except Exception:  # before the main screen is mounted, or after it went
-            return []
-
-    @property
-    def edited(self) -> set[int]:
-        try:
-            return self.main.edited
-        except Exception:
-            return set()
-
-    @property
-    def watcher(self) -> Any:
-        chains = self.main.chains
-        return chains.watcher if chains is not None else None
 
     @property
     def workspace(self) -> Any:
@@ -301,7 +260,7 @@ class CfnDebugApp(App[int]):
         )
 
     def _journal_problem(self, text: str) -> None:
-        self.post_message(WatchUpdate(JournalProblem(text), None))
+        self.post_message(JournalStopped(text))
 
     # --- keys that work over every screen ---------------------------------------------------
 
@@ -377,7 +336,7 @@ class CfnDebugApp(App[int]):
 
     def _known_secrets(self) -> set[str]:
         """Every credential value the session carries (events, profile): none may be drawn."""
-        sources: list[Any] = [event.data for event in self.events]
+        sources: list[Any] = [event.data for event in self.main.events]
         if self.workspace is not None:
             sources.append(getattr(self.workspace.defaults, "credentials", None))
         return known_secrets(sources)

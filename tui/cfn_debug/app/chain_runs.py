@@ -2,26 +2,38 @@
 a save starts, and turns the engine's stream into messages. It never touches a widget.
 
 Every event of the stream is journalled here, on the worker's side (nothing the UI does can
-keep a step out of the journal), then posted as ``WatchUpdate(event, generation)``; the
-generation names the dashboard run it belongs to, so a late event of a run the user replaced
-is dropped by the screen.
+keep a step out of the journal), then posted as its own typed message (``engine_message``:
+``ChainStepCompleted(generation, event)``, ``SaveDetected``, …); the generation names the
+dashboard run it belongs to, so a late event of a run the user replaced is dropped by the
+screen.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 from textual.dom import DOMNode
 from textual.message import Message
 
+from cfn_debug.app import messages
 from cfn_debug.app.live import LiveSession
-from cfn_debug.app.messages import RunFailed, RunFinished, WatchStopped, WatchUpdate
+from cfn_debug.app.messages import EngineMessage, Progress, RunFailed, RunFinished, WatchStopped
 from cfn_debug.app.summary import error_hint
+from cfn_debug.app.widgets.progress import is_progress
 from cfn_debug.errors import CfnDebugError
-from cfn_debug.records import RunEnded, RunRecord, RunStarted, Step, StepCompleted
+from cfn_debug.records import (
+    AwaitingStep,
+    DelayStarted,
+    InvocationStarted,
+    RunEnded,
+    RunRecord,
+    RunStarted,
+    Step,
+    StepCompleted,
+)
 
 if TYPE_CHECKING:
     from cfn_debug.app.watching import DashboardWatcher
@@ -31,7 +43,7 @@ if TYPE_CHECKING:
 
 class ChainRuns:
     """``host`` runs the workers (the main screen); ``post`` delivers their messages (the
-    App's, which routes them back); ``options()`` is the chain options of the current mode;
+    host's own ``post_message``); ``options()`` is the chain options of the current mode;
     ``shown()`` the generation of the run the screen shows."""
 
     def __init__(
@@ -150,7 +162,8 @@ class ChainRuns:
                         self._engine_event("run", event)
                         if isinstance(event, RunEnded):
                             original = dataclasses.replace(run, steps=[step], chain_findings=[])
-                            self.post(WatchUpdate(compare_runs(original, event.run), generation))
+                            comparison = compare_runs(original, event.run)
+                            self.post(messages.RunCompared(generation, comparison))
                 finally:
                     runner._control = None
         except CfnDebugError as error:
@@ -187,7 +200,9 @@ class ChainRuns:
             if isinstance(event, RerunStarted):
                 self._watch_generation = self.next_generation()
             generation = self._watch_generation
-        self.post(WatchUpdate(event, generation))
+        message = engine_message(event, generation)
+        if message is not None:
+            self.post(message)
 
     # --- watch mode ---------------------------------------------------------------------------
 
@@ -234,3 +249,38 @@ class ChainRuns:
         for watcher in (self.watcher, self.runner):
             if watcher is not None:
                 watcher.stop()
+
+
+@cache
+def _message_types() -> dict[type, type[EngineMessage]]:
+    """The message of each type of engine event (cfn_debug.watch loads with the first one)."""
+    from cfn_debug import watch
+
+    return {
+        RunStarted: messages.ChainRunStarted,
+        InvocationStarted: messages.ChainInvoking,
+        StepCompleted: messages.ChainStepCompleted,
+        DelayStarted: messages.ChainDelaying,
+        AwaitingStep: messages.ChainAwaiting,
+        RunEnded: messages.ChainRunEnded,
+        watch.Comparison: messages.RunCompared,
+        watch.WatchReady: messages.WatchReadied,
+        watch.ChangeDetected: messages.SaveDetected,
+        watch.BuildStarted: messages.BuildBegan,
+        watch.BuildFinished: messages.BuildEnded,
+        watch.WatchProblem: messages.WatchProblemFound,
+        watch.RerunStarted: messages.RerunBegan,
+    }
+
+
+def engine_message(event: object, generation: int | None) -> Message | None:
+    """The typed message that carries ``event`` of the engine's stream; a progress report (by
+    its shape) is a ``Progress``; None for an event the dashboard does not show."""
+    kind = _message_types().get(type(event))
+    if kind is not None:
+        return kind(generation, event)  # type: ignore[call-arg]
+    if is_progress(event):
+        done, total = int(event.done), event.total  # type: ignore[attr-defined]
+        finished = bool(getattr(event, "finished", False))
+        return Progress(str(event.label), done, total, finished)  # type: ignore[attr-defined]
+    return None

@@ -30,7 +30,7 @@ class EventCommands(Provider):
     def _choices(self) -> list[tuple[str, str, int, set[str]]]:
         app: CfnDebugApp = self.app  # type: ignore[assignment]
         out = []
-        for index, event in enumerate(app.events):
+        for index, event in enumerate(app.main.listed_events):
             action = getattr(event.action, "value", event.action)
             where = str(event.path) if event.path is not None else "edited"
             title = f"Run {event.name} ({action})"

@@ -7,7 +7,9 @@ verdicts, notes and result. The scenarios screen renders it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from cfn_debug.records import (
     DelayStarted,
@@ -29,6 +31,17 @@ from cfn_debug.scenarios import (
     Verdict,
     VerdictReached,
 )
+
+
+class CatalogueEntry(Protocol):
+    """A scenario of a catalogue, as the board lists it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def description(self) -> str: ...
 
 
 @dataclass
@@ -69,9 +82,10 @@ class ScenarioView:
 class ScenarioBoard:
     """Every scenario of the catalogue and what the latest run of each said. Plain data."""
 
-    def __init__(self) -> None:
+    def __init__(self, catalogue: Sequence[CatalogueEntry] = SCENARIOS) -> None:
+        """``catalogue``: a resource type's scenarios, or a hook's (``HOOK_SCENARIOS``)."""
         self.views: dict[str, ScenarioView] = {
-            s.name: ScenarioView(s.name, s.title, s.description) for s in SCENARIOS
+            s.name: ScenarioView(s.name, s.title, s.description) for s in catalogue
         }
         self.current: str | None = None  # the scenario the stream is in
 

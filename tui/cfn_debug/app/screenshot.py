@@ -30,18 +30,18 @@ async def capture(target: Path, event: str, size: tuple[int, int], tab: str) -> 
         app = CfnDebugApp(config)
         app.animation_level = "none"  # no tab underline caught mid-slide
         async with app.run_test(size=size) as pilot:
-            while not app.events:
+            while not app.main.listed_events:
                 if app.workspace_error is not None:
                     raise SystemExit(f"cannot open the demo: {app.workspace_error[0]}")
                 await pilot.pause(0.05)
-            names = [e.name for e in app.events]
+            names = [e.name for e in app.main.listed_events]
             matches = [i for i, n in enumerate(names) if n == event or n.endswith("/" + event)]
             if not matches:
                 raise SystemExit(f"no event {event!r}; the demo has {', '.join(names)}")
             index = matches[0]
             app.query_one("#events").select_index(index)  # type: ignore[attr-defined]
             app.run_event(index)
-            while not (app.view.ended and not app.running):
+            while not (app.main.view.ended and not app.main.running):
                 await pilot.pause(0.05)
             app.main.action_show_tab(tab)
             await pilot.pause(0.2)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -35,6 +35,7 @@ from cfn_debug.app.scenario_render import BADGES, badge_text, scenario_renderabl
 from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.chain import ChainOptions
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.hooks.scenarios import HOOK_SCENARIOS, HookScenarioRunner
 from cfn_debug.records import ChainEvent
 from cfn_debug.scenarios import (
     SCENARIOS,
@@ -48,8 +49,6 @@ from cfn_debug.scenarios.command import type_configuration
 from cfn_debug.scenarios.summary import scenario_summary
 
 if TYPE_CHECKING:
-    from cfn_debug.chain import ChainOptions
-    from cfn_debug.scenarios import ScenarioRunner
     from cfn_debug.schema import ResourceSchema
     from cfn_debug.workspace import Workspace
 
@@ -175,14 +174,20 @@ class ScenariosScreen(ModalScreen[None]):
         chain: ChainOptions | None = None,
         examples: int | None = None,
         deterministic: bool = False,
+        chain_running: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__()
+        #: True while the dashboard runs a chain (one chain at a time).
+        self.chain_running = chain_running
         self.workspace = workspace
         self.chain_options = chain
         self.examples = examples
         self.deterministic = deterministic
-        self.board = ScenarioBoard()
-        self.runner: ScenarioRunner | None = None
+        #: A hook project (cfn_debug.hooks): its hook contract scenarios, not a resource type's.
+        self.hook = getattr(workspace, "hook", None)
+        self.catalogue = HOOK_SCENARIOS if self.hook is not None else SCENARIOS
+        self.board = ScenarioBoard(self.catalogue)
+        self.runner: ScenarioRunner | HookScenarioRunner | None = None
         self.generation = 0
         self.running = False
         self.cancelling = False
@@ -197,10 +202,12 @@ class ScenariosScreen(ModalScreen[None]):
             max_reinvoke=getattr(config, "max_reinvoke", 100),
             max_delay_s=getattr(config, "max_delay", None),
         )
+        main = getattr(app, "main", None)
         return cls(
             getattr(app, "workspace", None),
             chain=chain,
             deterministic=bool(getattr(config, "deterministic", False)),
+            chain_running=lambda: bool(getattr(main, "running", False)),
         )
 
     # --- layout ----------------------------------------------------------------------------
@@ -210,18 +217,18 @@ class ScenariosScreen(ModalScreen[None]):
         with Horizontal(id="sc-main"):
             with Vertical(id="sc-left"):
                 yield DataTable(id="sc-list", cursor_type="row", zebra_stripes=False)
-                yield Static("Sent with every request:", id="sc-config-label")
-                if self.faults:
-                    yield Select(
-                        [(name, name) for name in self.faults],
-                        prompt="Fault: none (the handlers behave)",
-                        allow_blank=True,
-                        id="sc-fault",
-                    )
-                yield Input(
-                    placeholder="type configuration: a JSON object",
-                    id="sc-config",
-                )
+                if self.hook is not None:  # its hookModel is the project's type configuration
+                    yield Static("Sent as hookModel: the project's settings", id="sc-config-label")
+                else:
+                    yield Static("Sent with every request:", id="sc-config-label")
+                    if self.faults:
+                        yield Select(
+                            [(name, name) for name in self.faults],
+                            prompt="Fault: none (the handlers behave)",
+                            allow_blank=True,
+                            id="sc-fault",
+                        )
+                    yield Input(placeholder="type configuration: a JSON object", id="sc-config")
             with VerticalScroll(id="sc-detail"):
                 yield Static(id="sc-body")
         yield WorkProgress(deterministic=self.deterministic, id="sc-bar")
@@ -229,10 +236,11 @@ class ScenariosScreen(ModalScreen[None]):
         yield Footer()
 
     def _header_text(self) -> Text:
-        text = Text("Contract scenarios", style="bold")
+        title = "Hook contract scenarios" if self.hook is not None else "Contract scenarios"
+        text = Text(title, style="bold")
         workspace = self.workspace
         if workspace is not None:
-            schema = workspace.schema
+            schema = self.hook.schema if self.hook is not None else workspace.schema
             name = schema.type_name if schema is not None else "(no schema)"
             endpoint = workspace.endpoint_label
             if self.deterministic:
@@ -255,12 +263,11 @@ class ScenariosScreen(ModalScreen[None]):
                 "Close this screen (Esc) and wait for the endpoint, or fix the project.",
                 "error",
             )
-        elif getattr(self.workspace, "hook", None) is not None:  # a hook (cfn_debug.hooks)
+        elif self.hook is not None:
             self._progress(
-                "A hook's contract scenarios run headless: cfn-debug scenario all --project "
-                f"{self.workspace.project.root}",
-                "These are a resource type's scenarios; close this screen (Esc).",
-                "warn",
+                f"{len(self.catalogue)} hook contract scenarios. r runs the selected one, "
+                "a runs them all.",
+                "Targets from inputs/ (else generated from the target types' schemas).",
             )
         elif self.workspace.schema is None:
             self._progress(
@@ -368,7 +375,7 @@ class ScenariosScreen(ModalScreen[None]):
         if self.running or self.workspace is None:
             self.app.bell()
             return
-        if getattr(self.app, "running", False):
+        if self.chain_running():
             self._progress(
                 "A chain is running in the dashboard.",
                 "Wait for it to end (or stop it with x there), then run the scenarios.",
@@ -376,6 +383,11 @@ class ScenariosScreen(ModalScreen[None]):
             )
             return
 
+        runner: ScenarioRunner | HookScenarioRunner
+        if self.hook is not None:
+            runner = HookScenarioRunner(self.workspace, self.chain_options or ChainOptions())
+            self._launch(runner, names, None)
+            return
         try:
             config = self.type_configuration()
             options = ScenarioOptions(
@@ -388,6 +400,14 @@ class ScenariosScreen(ModalScreen[None]):
         except CfnDebugError as error:
             self._progress(f"Not started: {error}", "Fix it and press r again.", "error")
             return
+        self._launch(runner, names, config)
+
+    def _launch(
+        self,
+        runner: ScenarioRunner | HookScenarioRunner,
+        names: Sequence[str],
+        config: dict[str, Any] | None,
+    ) -> None:
         names = [s.name for s in runner.chosen(names)]
         self.runner = runner
         self.generation += 1
@@ -400,7 +420,9 @@ class ScenariosScreen(ModalScreen[None]):
         self._run(self.generation, runner, list(names))
 
     @work(exclusive=True, group="scenarios", exit_on_error=False)
-    async def _run(self, generation: int, runner: ScenarioRunner, names: list[str]) -> None:
+    async def _run(
+        self, generation: int, runner: ScenarioRunner | HookScenarioRunner, names: list[str]
+    ) -> None:
         """Feed the stream to the screen. Stops after the scenario in play when cancelled."""
         try:
             log = getattr(getattr(self.app, "live", None), "log", None)

@@ -1,8 +1,8 @@
 """The discovered events, grouped by action and by the folder they came from.
 
-The tree owns the events as this session edited them; it updates from the main screen's
-messages (EventsLoaded, RunsLoaded, EventReplaced, EventChosen) and says when it has shown
-a new list (``EventsPanel.Shown``).
+The tree owns the events as this session edited them; the main screen calls ``load_events``,
+``load_runs``, ``replace`` and ``select_index``, and the tree says when it has shown a new list
+(``EventsPanel.Shown``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from cfn_debug.app.messages import EventChosen, EventReplaced, EventsLoaded, RunsLoaded
 from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
@@ -87,25 +86,29 @@ class EventsPanel(Tree[int]):
         #: Indexes of the events edited in this session (sent as edited, marked with a *).
         self.edited: set[int] = set()
 
-    def on_events_loaded(self, message: EventsLoaded) -> None:
-        """A new list: the cursor starts on the first event (not a group header)."""
-        self.show_events(message.events, message.root, message.errors)
+    def load_events(
+        self,
+        events: list[EventSpec],
+        root: Path | None,
+        errors: list[str],
+        *,
+        keep_cursor: bool = False,
+    ) -> None:
+        """The project's events as the files have them (this session's edits dropped): a new
+        list, the cursor on the first event (not a group header) unless ``keep_cursor`` (a
+        reload in watch mode: the re-run puts the cursor on its event)."""
+        self.show_events(events, root, errors)
         first = self.first_index()
-        if first is not None and not message.keep_cursor:
+        if first is not None and not keep_cursor:
             self.select_index(first)
         self.post_message(self.Shown(first, list(self.events)))
 
-    def on_runs_loaded(self, message: RunsLoaded) -> None:
-        self.show_runs(message.runs, message.problems)
-        if message.runs:
+    def load_runs(self, runs: list[RunRecord], problems: list[str]) -> None:
+        """A saved session's runs, shown in place of the events."""
+        self.show_runs(runs, problems)
+        if runs:
             self.select_index(0)
-        self.post_message(self.Shown(0 if message.runs else None, []))
-
-    def on_event_replaced(self, message: EventReplaced) -> None:
-        self.replace(message.index, message.event, edited=message.edited)
-
-    def on_event_chosen(self, message: EventChosen) -> None:
-        self.select_index(message.index)
+        self.post_message(self.Shown(0 if runs else None, []))
 
     def show_events(
         self,

@@ -7,7 +7,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from cfn_debug.app.messages import PaletteChanged, Routed
 from cfn_debug.app.render import Palette
 from cfn_debug.text.terminal import printable
 
@@ -16,29 +15,22 @@ SHOWN = 2
 
 
 class Notices(Static):
-    class Show(Routed):
-        """The notices of the project ``where`` (an empty list: none)."""
-
-        def __init__(self, lines: list[str], where: str = "") -> None:
-            super().__init__()
-            self.lines = lines
-            self.where = where
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.lines: list[str] = []
         self.palette = Palette()
         self.display = False
 
-    def on_notices_show(self, message: Show) -> None:
-        root = message.where.rstrip("/") + "/" if message.where else None
+    def show(self, lines: list[str], where: str = "") -> None:
+        """The notices of the project ``where`` (an empty list: none)."""
+        root = where.rstrip("/") + "/" if where else None
         # the project's own files by their path in it (the header names the project)
-        self.lines = [line.replace(root, "") if root else line for line in message.lines]
+        self.lines = [line.replace(root, "") if root else line for line in lines]
         self.display = bool(self.lines)
         self._draw()
 
-    def on_palette_changed(self, message: PaletteChanged) -> None:
-        self.palette = message.palette
+    def set_palette(self, palette: Palette) -> None:
+        self.palette = palette
         self._draw()
 
     def _draw(self) -> None:

@@ -1,9 +1,9 @@
 """A progress line for long work: what runs, a bar, done/total and the time it has taken.
 
-Fed by the engine's progress: on the main screen by ``Progress`` messages (the setup stack and
-the environment build while the project opens, any progress on the engine's stream); the
-scenarios screen calls ``start``, ``advance`` and ``finish``. Hidden while nothing runs; the
-elapsed time ticks once a second (hidden in snapshots).
+Fed by the engine's progress: the main screen calls ``report`` with each ``Progress`` (the
+setup stack and the environment build while the project opens, any progress on the engine's
+stream); the scenarios screen calls ``start``, ``advance`` and ``finish``. Hidden while nothing
+runs; the elapsed time ticks once a second (hidden in snapshots).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
-from cfn_debug.app.messages import PaletteChanged, Progress
+from cfn_debug.app.messages import Progress
 from cfn_debug.app.render import Palette, format_duration
 from cfn_debug.text.terminal import printable
 
@@ -41,18 +41,19 @@ class WorkProgress(Static):
         #: The last line of each piece of work that finished (what was done, in order).
         self.history: list[str] = []
 
-    def on_progress(self, message: Progress) -> None:
-        if message.finished:
+    def report(self, progress: Progress) -> None:
+        """What the engine reported: a count of the work in progress, or its end."""
+        if progress.finished:
             if self.display:  # the last count, as the engine reported it
-                self.done = message.done
-                if message.total is not None:
-                    self.total = message.total
+                self.done = progress.done
+                if progress.total is not None:
+                    self.total = progress.total
             self.finish()
         else:
-            self.advance(message.done, message.label, message.total)
+            self.advance(progress.done, progress.label, progress.total)
 
-    def on_palette_changed(self, message: PaletteChanged) -> None:
-        self.palette = message.palette
+    def set_palette(self, palette: Palette) -> None:
+        self.palette = palette
         if self.display:
             self._draw()
 

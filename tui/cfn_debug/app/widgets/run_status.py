@@ -1,7 +1,7 @@
 """The line under the timeline: the live gauge, the delay countdown, step-mode prompts, errors.
 
-It shows what the main screen's ``StatusChanged`` says, clears when a step lands (StepAdded),
-and redraws on ``PaletteChanged``.
+The main screen calls ``show`` with what it shows now (nothing once a step lands) and
+``set_palette`` when the theme changes.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
-from cfn_debug.app.messages import PaletteChanged, StatusChanged, StepAdded
 from cfn_debug.app.render import Palette, duration_bar, format_duration, scrub, timing_style
 from cfn_debug.text.terminal import printable
 
@@ -64,14 +63,8 @@ class RunStatus(Static):
     def state(self) -> InFlight | Countdown | Prompt | None:
         return self._state
 
-    def on_status_changed(self, message: StatusChanged) -> None:
-        self.show(message.state)
-
-    def on_step_added(self, _message: StepAdded) -> None:
-        self.show(None)  # the gauge of the invocation that just returned goes
-
-    def on_palette_changed(self, message: PaletteChanged) -> None:
-        self.palette = message.palette
+    def set_palette(self, palette: Palette) -> None:
+        self.palette = palette
         self.show(self._state)
 
     def show(self, state: InFlight | Countdown | Prompt | None) -> None:

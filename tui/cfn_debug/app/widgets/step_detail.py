@@ -1,10 +1,10 @@
 """The selected step in tabs: Findings, Model diff, Request, Response, Logs, Timing.
 
-It updates from the main screen's messages: RunStarted (nothing selected yet), StepAdded (the
-run's first step is shown at once: the row the timeline's cursor lands on once its batch of rows
-is drawn), StepSelected (the timeline's cursor moved), RunEnded and RunUpdated (the run's
-record, its comparison, the Changes section), PaletteChanged. What it shows of a run is the
-run's record once it ended: the same record the status line summarises.
+The main screen tells it what to show by its methods: ``show_run`` (nothing selected yet),
+``add_step`` (the run's first step is shown at once: the row the timeline's cursor lands on once
+its batch of rows is drawn), ``select_step`` (the timeline's cursor moved), ``update_run`` (the
+run ended, or its record, its comparison, the Changes section changed), ``set_palette``. What it
+shows of a run is the run's record once it ended: the same record the status line summarises.
 """
 
 from __future__ import annotations
@@ -19,14 +19,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static, TabbedContent, TabPane
 
 from cfn_debug.app.actions import TABS
-from cfn_debug.app.messages import (
-    PaletteChanged,
-    RunEnded,
-    RunStarted,
-    RunUpdated,
-    StepAdded,
-    StepSelected,
-)
 from cfn_debug.app.render import (
     Palette,
     aws_calls_renderable,
@@ -90,32 +82,32 @@ class StepDetail(Vertical):
             yield Input(placeholder="search this tab", id="search-input")
             yield Static(id="search-info")
 
-    # --- messages ---------------------------------------------------------------------------
+    # --- what the main screen tells it ---------------------------------------------------------
 
-    def on_run_started(self, message: RunStarted) -> None:
-        self._show_view(message.view, -1)
+    def show_run(self, view: RunView) -> None:
+        """A run takes the screen: nothing selected yet."""
+        self._show_view(view, -1)
 
-    def on_step_added(self, message: StepAdded) -> None:
+    def add_step(self, view: RunView, step: Step) -> None:
         # The first step of a run: nothing is selected yet, and the timeline (reset by
-        # RunStarted, so following) puts its cursor on row 0 once it draws its next batch of
+        # show_run, so following) puts its cursor on row 0 once it draws its next batch of
         # rows (FLUSH_S later, then its Selected through the screen): a re-run's findings on
         # screen without those hops. Later steps are the timeline's to select (a user may have
         # moved its cursor away).
-        view = message.view
-        if self.row < 0 and view.steps and view.steps[0] is message.step:
+        if self.row < 0 and view.steps and view.steps[0] is step:
             self._show_view(view, 0)
 
-    def on_step_selected(self, message: StepSelected) -> None:
-        self._show_view(message.view, message.row)
+    def select_step(self, view: RunView, row: int) -> None:
+        """The timeline's cursor is on row ``row`` of ``view`` (-1: no row)."""
+        self._show_view(view, row)
 
-    def on_run_ended(self, message: RunEnded) -> None:
-        self._show_view(message.view, self.row)
+    def update_run(self, view: RunView) -> None:
+        """The run shown ended, or something about it besides its steps changed (its record,
+        its comparison, the Changes section)."""
+        self._show_view(view, self.row)
 
-    def on_run_updated(self, message: RunUpdated) -> None:
-        self._show_view(message.view, self.row)
-
-    def on_palette_changed(self, message: PaletteChanged) -> None:
-        self.palette = message.palette
+    def set_palette(self, palette: Palette) -> None:
+        self.palette = palette
         self._rendered.clear()
         self.render_active()
 

@@ -1,7 +1,7 @@
 """One row per invocation of the chain: status, duration against its limit, delay, counts.
 
-It updates from the main screen's messages (RunStarted, StepAdded, RunEnded, RunUpdated,
-PaletteChanged) and says which step its cursor is on with ``Timeline.Selected``.
+The main screen tells it what to show by its methods (``show_run``, ``add_step``, ``end_run``,
+``update_run``, ``set_palette``); it says which step its cursor is on with ``Timeline.Selected``.
 """
 
 from __future__ import annotations
@@ -15,13 +15,6 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable
 
-from cfn_debug.app.messages import (
-    PaletteChanged,
-    RunEnded,
-    RunStarted,
-    RunUpdated,
-    StepAdded,
-)
 from cfn_debug.app.render import (
     Palette,
     changed_properties,
@@ -108,28 +101,32 @@ class Timeline(DataTable[Text]):
         ):
             self.add_column(label, key=key)
 
-    # --- messages ---------------------------------------------------------------------------
+    # --- what the main screen tells it ---------------------------------------------------------
 
-    def on_run_started(self, message: RunStarted) -> None:
+    def show_run(self, view: RunView) -> None:
+        """A run takes the screen: no rows yet."""
         self.reset()
-        self.show_title(message.view)
+        self.show_title(view)
         self.post_message(self.Selected(-1))
 
-    def on_step_added(self, message: StepAdded) -> None:
-        self.queue_step(message.step)  # its cursor move selects it
-        if is_read_back(message.step):
+    def add_step(self, step: Step) -> None:
+        """The engine completed ``step`` of the run shown."""
+        self.queue_step(step)  # its cursor move selects it
+        if is_read_back(step):
             self.show_legend()
 
-    def on_run_ended(self, message: RunEnded) -> None:
-        self.finish(message.view.steps, message.landing)
-        self.show_title(message.view)
+    def end_run(self, view: RunView, landing: int) -> None:
+        """The run shown ended: every step, the cursor on ``landing`` unless the user moved it."""
+        self.finish(view.steps, landing)
+        self.show_title(view)
         self.post_message(self.Selected(self.cursor_row if self.row_count else -1))
 
-    def on_run_updated(self, message: RunUpdated) -> None:
-        self.show_title(message.view)
+    def update_run(self, view: RunView) -> None:
+        """Something about the run shown changed besides its steps."""
+        self.show_title(view)
 
-    def on_palette_changed(self, message: PaletteChanged) -> None:
-        self.palette = message.palette
+    def set_palette(self, palette: Palette) -> None:
+        self.palette = palette
         self.redraw()
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:

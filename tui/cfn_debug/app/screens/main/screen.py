@@ -1,14 +1,13 @@
 """The main screen: the dashboard's job. It lays out the header, the events tree, the timeline,
 the progress bar, the status line and the step detail, holds the run it shows (a ``RunView``:
-one source of truth for all of them), runs the keys of that job, and turns what the App routes
-to it (the workspace, the engine's stream) into messages for its widgets. It never calls into a
-widget to change what it shows: each widget handles the messages it cares about.
+one source of truth for all of them) and runs the keys of that job. What its workers post (one
+message per outcome of the engine's stream) and what the App routes to it (the workspace) change
+its state; it then tells its widgets what to show by their methods (attributes down), and they
+tell it what the user did by messages (messages up).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -16,33 +15,22 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Footer, Tree
 
 from cfn_debug.app.actions import CONTEXTUAL, LIVE_ONLY, bindings
 from cfn_debug.app.chain_runs import ChainRuns
 from cfn_debug.app.config import MODES
 from cfn_debug.app.live import LiveSession
-from cfn_debug.app.main_actions import MainActions
-from cfn_debug.app.main_stream import RUN_WIDGETS, MainStream
 from cfn_debug.app.messages import (
-    EventChosen,
-    EventReplaced,
-    EventsLoaded,
-    PaletteChanged,
-    RunEnded,
-    RunsLoaded,
-    RunStarted,
-    RunUpdated,
     SessionLoaded,
-    StatusChanged,
-    StepSelected,
     WorkspaceFailed,
     WorkspaceReady,
 )
 from cfn_debug.app.opening import workspace_notices
 from cfn_debug.app.render import Palette
 from cfn_debug.app.runview import RunView
+from cfn_debug.app.screens.main.actions import MainActions
+from cfn_debug.app.screens.main.stream import MainStream
 from cfn_debug.app.summary import landing_row, run_summary
 from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
 from cfn_debug.app.widgets.events_panel import EventsPanel
@@ -95,7 +83,6 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.palette = Palette()
         self._shown_context: tuple[bool, ...] = ()
         self.chains: ChainRuns | None = None
-        self._widgets: dict[type[Widget], list[Widget]] = {}
         #: True from mount to unmount: the App routes messages here only then.
         self.alive = False
 
@@ -123,38 +110,58 @@ class MainScreen(MainActions, MainStream, Screen[None]):
     def panel(self) -> EventsPanel:
         return self.query_one(EventsPanel)
 
-    def tell(self, make: Callable[[], Message], *kinds: type[Widget]) -> None:
-        """Post a message made by ``make`` to every widget of ``kinds`` (each its own: a
-        message is handled once)."""
-        for kind in kinds:
-            widgets = self._widgets.get(kind)
-            if widgets is None:  # composed once, never replaced: found once
-                widgets = self._widgets[kind] = list(self.query(kind))
-            for widget in widgets:
-                widget.post_message(make())
+    @property
+    def listed_events(self) -> list[EventSpec]:
+        """The project's events as this session edited them, once the tree shows them (empty
+        before: a script selecting in the tree waits for this)."""
+        try:
+            return self.events if self.panel.events else []
+        except Exception:  # before the widgets are mounted, or after they went
+            return []
+
+    @property
+    def watcher(self) -> Any:
+        """Watch mode's watcher (None while watch mode is off)."""
+        return self.chains.watcher if self.chains is not None else None
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.query_one(Timeline)
+
+    @property
+    def detail(self) -> StepDetail:
+        return self.query_one(StepDetail)
 
     def say(self, state: InFlight | Countdown | Prompt | None) -> None:
         """What the status line shows now."""
         self.status_state = state
-        self.tell(partial(StatusChanged, state), RunStatus)
+        self.query_one(RunStatus).show(state)
 
     def show_palette(self, palette: Palette) -> None:
         self.palette = palette
-        self.tell(
-            partial(PaletteChanged, palette), Timeline, StepDetail, RunStatus, WorkProgress, Notices
-        )
+        self.timeline.set_palette(palette)
+        self.detail.set_palette(palette)
+        self.query_one(RunStatus).set_palette(palette)
+        self.query_one(WorkProgress).set_palette(palette)
+        self.query_one(Notices).set_palette(palette)
 
     def _run_shown(self) -> None:
-        self.tell(partial(RunStarted, self.view), *RUN_WIDGETS)
+        self.timeline.show_run(self.view)
+        self.detail.show_run(self.view)
 
     def _run_updated(self) -> None:
         self.view.changes = self._changes()
-        self.tell(partial(RunUpdated, self.view), *RUN_WIDGETS)
+        self.timeline.update_run(self.view)
+        self.detail.update_run(self.view)
+
+    def _run_ended(self) -> None:
+        self.timeline.end_run(self.view, landing_row(self.view.steps))
+        self.detail.update_run(self.view)
 
     @on(Timeline.Selected)
     def _step_selected(self, message: Timeline.Selected) -> None:
         message.stop()
-        self.query_one(StepDetail).post_message(StepSelected(self.view, message.row))
+        self.detail.select_step(self.view, message.row)
 
     # --- opening --------------------------------------------------------------------------
 
@@ -164,7 +171,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
     def on_mount(self) -> None:
         self.alive = True
         self.chains = ChainRuns(
-            self.live, self, self.app.post_message, self._options, lambda: self.view.generation
+            self.live, self, self.post_message, self._options, lambda: self.view.generation
         )
         header = self.header
         header.mode, header.watch = self.mode, self.watching
@@ -188,9 +195,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         target = workspace.aws_target
         self.header.aws = target.short() if target is not None else "none"
         self._show_events(workspace)
-        self.query_one(Notices).post_message(
-            Notices.Show(workspace_notices(workspace), f"{workspace.project.root}")
-        )
+        self.query_one(Notices).show(workspace_notices(workspace), f"{workspace.project.root}")
         if self.watching:
             self._start_watching()
 
@@ -244,9 +249,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         root = self.live.project_root
         # The tree shows these next; an index the user picks there is into this same list.
         self.events, self.edited = list(workspace.events), set()
-        self.panel.post_message(
-            EventsLoaded(list(workspace.events), root, errors, keep_cursor=reload)
-        )
+        self.panel.load_events(list(workspace.events), root, errors, keep_cursor=reload)
         schema = workspace.schema
         hook = getattr(workspace, "hook", None)
         if hook is not None:
@@ -277,7 +280,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
             else "saved session"
         )
         header.endpoint = f"{session.endpoint or 'unknown endpoint'} (saved)"
-        self.panel.post_message(RunsLoaded(self.live.runs, list(session.problems)))
+        self.panel.load_runs(self.live.runs, list(session.problems))
         count = len(self.live.runs)
         problems = f" ({'; '.join(session.problems)})" if session.problems else ""
         self.say(
@@ -308,7 +311,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         )
         self.header.function = run.function_name
         self._run_shown()
-        self.tell(partial(RunEnded, self.view, landing_row(self.view.steps)), *RUN_WIDGETS)
+        self._run_ended()
         # what the live run said when it ended: its outcome and why it stopped
         text, hint, tone = run_summary(run)
         if run.end_reason is None:
@@ -403,7 +406,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
                 self.live.workspace.pin(event)
         else:
             self.edited.discard(index)
-        self.panel.post_message(EventReplaced(index, event, edited=edited))
+        self.panel.replace(index, event, edited=edited)
         self._target(index, event)
 
     # --- running ----------------------------------------------------------------------------
@@ -438,7 +441,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         if index in self.edited:  # an edit pins token and Name (Workspace.request_for)
             self.live.workspace.pin(event)
         self.selected_event = index
-        self.panel.post_message(EventChosen(index))
+        self.panel.select_index(index)
         self.view = RunView(chains.next_generation(), index, mode=self.mode, event_name=event.name)
         self.running = True
         self._footer_follows()

@@ -1,6 +1,6 @@
 """The main screen's keys: run, mode, step, edit the callbackContext, skip the delay, stop,
 edit the event (here or in $EDITOR), watch, scenarios, copy, search, sidebar, maximize, reset
-the demo, and the detail's tabs. A mixin of ``MainScreen`` (``screens/main.py``), which holds
+the demo, and the detail's tabs. A mixin of ``MainScreen`` (``screen.py``), which holds
 the state these act on."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from cfn_debug.app.widgets.timeline import Timeline
 from cfn_debug.errors import CfnDebugError
 
 if TYPE_CHECKING:
-    from cfn_debug.app.screens.main import MainScreen
+    from cfn_debug.app.screens.main.screen import MainScreen
 
     _Base = MainScreen
 else:
