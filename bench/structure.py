@@ -187,6 +187,12 @@ def main() -> None:
             every[name].add(target)
             if kind == "runtime":
                 runtime[name].add(target)
+                # importing a.b.c runs the __init__ of a.b first: an edge to it as well
+                parent = target.rpartition(".")[0]
+                while parent and parent != "cfn_debug":
+                    if parent in known and parent != name and not name.startswith(parent + "."):
+                        runtime[name].add(parent)
+                    parent = parent.rpartition(".")[0]
             # a package's __init__ and its own modules are one room
             if target.startswith(name + ".") or name.startswith(target + "."):
                 continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -9,8 +10,11 @@ from rich.console import Console
 from rich.markup import escape as escape_markup
 from rich.text import Text
 
+from cfn_debug.aws_calls import call_line
+from cfn_debug.chain import INTERNAL_ERROR_RULE
 from cfn_debug.chain_end import INCONCLUSIVE_HINT, inconclusive
 from cfn_debug.export.masking import Masker
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import (
     WARN_FRACTION,
     AwaitingStep,
@@ -60,8 +64,6 @@ def escape(text: str) -> str:
 
 
 def _short(value: Any) -> str:
-    import json
-
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 1] + "…"
 
@@ -223,9 +225,6 @@ class ConsolePrinter:
 
     def _aws_calls(self, step: Step) -> None:
         """One line per AWS call (parameters too with --logs); a failed call in red."""
-        from cfn_debug.aws_calls import call_line
-        from cfn_debug.text.terminal import printable
-
         calls = step.aws_calls
         shown = calls if self.show_logs or len(calls) <= MAX_AWS_CALLS else calls[:MAX_AWS_CALLS]
         self.console.print(f"       [dim]AWS calls ({len(calls)}):[/]")
@@ -277,8 +276,6 @@ class ConsolePrinter:
             else ""
         )
         if run.end_reason is EndReason.ERROR and run.steps:
-            from cfn_debug.infrastructure import infrastructure_error
-
             why = infrastructure_error(run.steps[-1].result)
             if why:
                 self.console.print(f"  [magenta]{escape(why)}[/]")
@@ -296,8 +293,6 @@ class ConsolePrinter:
 
 
 def summary_line(runs: list[RunRecord]) -> str:
-    from cfn_debug.chain import INTERNAL_ERROR_RULE
-
     internal = sum(1 for r in runs for f in r.findings if f.rule_id == INTERNAL_ERROR_RULE)
     must = sum(len(r.must_failures) for r in runs)
     should = sum(len(r.findings) for r in runs) - must - internal

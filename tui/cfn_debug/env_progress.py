@@ -12,6 +12,10 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
+from rich.console import Console
+from rich.markup import escape
+from rich.status import Status
+
 from cfn_debug.endpoint.pyenv import EnvProgress, ProgressCallback
 from cfn_debug.text.terminal import printable
 
@@ -21,10 +25,6 @@ TITLE = "Building the handlers' Python environment"
 @contextlib.contextmanager
 def console_env_progress(stream: TextIO | None = None) -> Iterator[ProgressCallback]:
     """A progress callback for ``interpreter_for``; the spinner stops when the block ends."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.status import Status
-
     console = Console(file=stream or sys.stderr, highlight=False)
     status: Status | None = None
 

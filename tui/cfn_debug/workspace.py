@@ -4,13 +4,14 @@ an invoker (the embedded endpoint, a local endpoint URL, or AWS), and chains run
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.chain import ChainControl, ChainOptions, run_chain
 from cfn_debug.connect import connect, handler_library
 from cfn_debug.debugger.options import DebugOptions
+from cfn_debug.demo import TYPE_NAME as DEMO_TYPE_NAME
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import (
     EventSpec,
@@ -51,8 +52,12 @@ class Workspace:
         embedded: Any = None,
         aws: AwsSession | None = None,
         hook: Any = None,
+        request_policy: Callable[[EventSpec, Workspace], EventSpec] | None = None,
     ) -> None:
         self.project = project
+        #: what each run of an event file does to the event before sending it (the bundled
+        #: demo's, ``demo.policy``); None: events are sent as written
+        self.request_policy = request_policy
         #: the hook half of a hook project's workspace (cfn_debug.hooks.workspace.HookWorkspace)
         self.hook = hook
         self.schema = schema
@@ -138,6 +143,13 @@ class Workspace:
 
                 hook = HookWorkspace.for_project(project, type_configuration)
             schema = _load_schema(project.schema_path) if hook is None else None
+            policy = None
+            type_name = schema.type_name if schema is not None else project.type_name
+            if hook is None and (project.is_demo or type_name == DEMO_TYPE_NAME):
+                # the bundled demo (or a copy) brings its request policy: imported for it alone
+                from cfn_debug.demo.policy import demo_requests
+
+                policy = demo_requests
             credentials = resolve_credentials(profile)
             external = endpoint if endpoint and endpoint.strip().lower() != "aws" else None
             session = open_aws(
@@ -190,6 +202,7 @@ class Workspace:
             embedded=embedded,
             aws=session,
             hook=hook,
+            request_policy=policy,
         )
 
     @property
@@ -255,13 +268,9 @@ class Workspace:
 
     @property
     def is_demo(self) -> bool:
-        """The bundled demo project, or a copy of it (a project whose schema is the demo's)."""
-        from cfn_debug.demo.runs import is_demo_type
-
-        if self.project.is_demo:
-            return True
-        type_name = self.schema.type_name if self.schema is not None else self.project.type_name
-        return is_demo_type(type_name)
+        """The bundled demo project, or a copy of it (a project whose schema is the demo's, as
+        it was when the workspace was opened): it was opened with the demo's request policy."""
+        return self.request_policy is not None
 
     def pin(self, event: EventSpec) -> None:
         """Send ``event`` (this object) as written: its clientRequestToken and Name are the
@@ -274,7 +283,8 @@ class Workspace:
     def request_for(self, event: EventSpec) -> EventSpec:
         """``event`` as a run of it sends it.
 
-        For the demo, a run of an event file is a new request (``demo.runs.fresh_request``: a
+        The workspace's ``request_policy`` decides; the demo's (``demo.policy``): a run of an
+        event file is a new request (``demo.runs.fresh_request``: a
         new clientRequestToken, a create's Name with a fresh suffix), so a run reproduces instead
         of answering with the previous run's widget or AlreadyExists; unless the event pins
         them (``pin``: edited in the session; a create naming a seed widget keeps its Name).
@@ -290,16 +300,9 @@ class Workspace:
             return event
         event = self._with_current_model(event)
         event = self.inputs_chain.prepare(event)
-        if not self.is_demo:
+        if self.request_policy is None:
             return event
-        from cfn_debug.demo.runs import fresh_request
-
-        event = fresh_request(event)
-        if self.embedded is not None:  # the handlers' store is this machine's to restore
-            from cfn_debug.demo.seeds import restore_for
-
-            restore_for(event, self.aws.env_vars if self.aws is not None else None)
-        return event
+        return self.request_policy(event, self)
 
     def _with_current_model(self, event: EventSpec) -> EventSpec:
         """A LIST event that names no model, sent with :attr:`current_model` (if any)."""

@@ -119,11 +119,11 @@ def test_run_replays_the_chain_and_finds_the_planted_fault_as_in_python(
 
 
 def test_scenario_all_passes_on_a_correct_handler(project: Path, tmp_path: Path) -> None:
-    # --jobs 1: both fixtures refuse a second note with the same Title (AlreadyExists) though
-    # Title is neither an identifier nor createOnly, so scenarios played at once with the same
-    # create input block each other (reported to the lead: the scheduler cannot see that key)
+    # The default, one scenario at a time: both fixtures refuse a second note with the same
+    # Title (AlreadyExists) though Title is neither an identifier nor createOnly, so scenarios
+    # played at once (--jobs 2) block each other: the default must not.
     done = cfn_debug(
-        "scenario", "--project", str(project), "--max-delay", "0", "--json", "--jobs", "1",
+        "scenario", "--project", str(project), "--max-delay", "0", "--json",
         "--env-vars", _env_vars(tmp_path),
     )  # fmt: skip
     report = json.loads(done.stdout)

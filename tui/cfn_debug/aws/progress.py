@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
+
 from cfn_debug.aws.setup_stack import SetupProgress
 from cfn_debug.text.terminal import printable
 
@@ -16,8 +18,6 @@ class SetupProgressPrinter:
         self.console = console
 
     def __call__(self, progress: SetupProgress) -> None:
-        from rich.markup import escape
-
         bar = ""
         if progress.total:
             width = 20

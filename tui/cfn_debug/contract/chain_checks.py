@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from cfn_debug.chain_end import handler_clock_s
 from cfn_debug.records import Action, EndReason, Step
 from cfn_debug.schema import DEFAULT_TIMEOUT_MINUTES, ResourceSchema
 
@@ -27,8 +28,6 @@ def chain_timeout(ctx: ChainContext) -> list[tuple[str | None, str]]:
     stops waiting, so a handler that cannot make it MUST have returned FAILED before. A chain the
     engine stopped for that reason (END_REASON handler_timeout) is the same violation. The delays
     count as the handler asked for them, waited or not (``--max-delay`` simulates them)."""
-    from cfn_debug.chain_end import handler_clock_s
-
     limit = (
         ctx.schema.handler_timeout_s(ctx.action)
         if ctx.schema is not None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.debugger.terminal import TerminalDebugger, terminal_usable
 from cfn_debug.errors import CfnDebugError
 
 
@@ -48,8 +49,6 @@ def break_point(text: str, base: Path | None = None) -> tuple[str, int]:
 def debug_options(args: argparse.Namespace, *, terminal: bool) -> DebugOptions:
     """What --debug-port and --break-at ask for; ``terminal``: pdb may use this process's
     terminal (``run`` without --json) when stdin and stdout are one."""
-    from cfn_debug.debugger.terminal import TerminalDebugger, terminal_usable
-
     port = getattr(args, "debug_port", None)
     project = getattr(args, "project", None) or getattr(args, "project_dir", None)
     points = []

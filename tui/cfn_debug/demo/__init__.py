@@ -12,6 +12,8 @@ from pathlib import Path
 #: The project directory of the demo type (holds .rpdk-config, template.yml, the schema).
 PROJECT_DIR = Path(__file__).resolve().parent
 SCHEMA_FILE = PROJECT_DIR / "cfndebug-demo-widget.json"
+#: The demo's resource type (a project with this type name is the demo or a copy of it).
+TYPE_NAME = "CfnDebug::Demo::Widget"
 
 
 def sample_events_dir() -> Path:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -22,7 +23,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from cfn_debug.demo import PROJECT_DIR
+from cfn_debug.demo import PROJECT_DIR, TYPE_NAME
 from cfn_debug.events import EventSpec
 from cfn_debug.records import Action
 
@@ -35,8 +36,6 @@ STATE_ENTRIES = ("widgets", "names", "tokens", "locks", "store.lock", ".seeded")
 #: The schema's Name: ^[a-z][a-z0-9-]{2,62}$ (maxLength 63).
 NAME_MAX = 63
 SUFFIX_LEN = 6
-#: The demo's type (its schema's typeName): a copy of the demo project is the demo too.
-TYPE_NAME = "CfnDebug::Demo::Widget"
 
 
 def is_demo(project_root: Path | str | None) -> bool:
@@ -56,8 +55,6 @@ def is_demo_type(type_name: str | None) -> bool:
 @functools.cache
 def seeded_names() -> frozenset[str]:
     """The Names of the widgets every demo state starts with (store.py's SEED_WIDGETS)."""
-    import importlib.util
-
     path = PROJECT_DIR / "src" / "cfndebug_demo_widget" / "store.py"
     spec = importlib.util.spec_from_file_location("_cfn_debug_demo_store", path)
     if spec is None or spec.loader is None:

@@ -20,6 +20,7 @@ import yaml
 from cfn_debug.errors import EndpointError, ProjectError
 from cfn_debug.filesafe import read_json, read_text
 from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
+from cfn_debug.text.terminal import one_line
 
 TEMPLATE_NAMES = ("template.yml", "template.yaml")
 RPDK_CONFIG = ".rpdk-config"
@@ -398,8 +399,6 @@ def load_env_vars(path: str | None) -> dict[str, Any] | None:
 def _check_env_var(path: str, section: str, name: str, value: Any) -> None:
     """One variable of --env-vars: a name a process environment can hold (not empty, no ``=``,
     no NUL) and a value without NUL; else a one-line error naming the variable and the file."""
-    from cfn_debug.text.terminal import one_line
-
     problem = None
     if not name:
         problem = "expected a variable name, got an empty one"

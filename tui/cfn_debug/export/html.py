@@ -33,6 +33,7 @@ from cfn_debug.export.formatting import (
     write_only_note,
 )
 from cfn_debug.export.masking import Masker
+from cfn_debug.export.scenario_report import scenarios_of, write_scenarios_html
 from cfn_debug.records import Change, Finding, RunRecord, Step
 from cfn_debug.text.redact import redact_text
 
@@ -233,7 +234,6 @@ def write_html(
     )
     _write_meta(meta, masker, out)
     out.write("</header>\n")
-    from cfn_debug.export.scenario_report import scenarios_of, write_scenarios_html
 
     write_scenarios_html(scenarios_of(meta), out)
     if len(runs) > 1:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.aws.placeholders import read_json_filled
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.events import EventSpec, NormalizedEvent, Shape
 from cfn_debug.hooks.schema import HANDLER_POINTS, POINT_SHORT, HookSchema
@@ -228,8 +229,6 @@ def parse_hook_event(data: Any, *, name: str, path: Path | None = None) -> HookE
 
 
 def load_hook_event(path: Path, *, name: str | None = None, exports: Any = None) -> HookEventSpec:
-    from cfn_debug.aws.placeholders import read_json_filled
-
     data = read_json_filled(path, exports)[0]
     return parse_hook_event(data, name=name or path.stem, path=path)
 
@@ -272,8 +271,6 @@ def load_hook_inputs(
 ) -> list[HookEventSpec]:
     """The events of a hook project's inputs/: per N, per invocation point the hook handles,
     one event per target of the file (in file order)."""
-    from cfn_debug.aws.placeholders import read_json_filled
-
     groups: dict[int, dict[str, Path]] = {}
     for path in sorted(p for p in directory.glob("*.json") if p.is_file()):
         found = input_kind(path.name)

@@ -6,8 +6,11 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import orjson
+
 from cfn_debug.events import request_place
 from cfn_debug.records import InvokeResult
+from cfn_debug.text.jsonfast import Splicer, exact, holds
 
 #: request id -> the handler's log lines for that invocation (the embedded endpoint's logs_for).
 LogsHook = Callable[[str], list[str]]
@@ -31,8 +34,6 @@ def encode_payload(payload: dict[str, Any]) -> bytes:
     Fragment): the step built from this payload reuses them (``payload_encodings``) instead of
     encoding the model again for its secret scan and diffs, and a member sent again (the same
     desired state at every re-invocation) is found free of ``null`` by comparing bytes."""
-    from cfn_debug.text.jsonfast import Splicer, exact, holds
-
     whole = _with_model_members(payload)
     if whole is None:
         whole = exact(payload)
@@ -68,10 +69,6 @@ def _with_model_members(payload: dict[str, Any]) -> bytes | None:
     """The payload's encoding, its request model's large container members encoded first and
     put in as they are; None when there is no large member or a part cannot be used (a
     ``null`` anywhere: a NaN would be written so; something orjson refuses)."""
-    import orjson
-
-    from cfn_debug.text.jsonfast import exact, holds
-
     _LAST.clear()
     place = request_place(payload)
     if place is None:

@@ -31,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug import __version__
+from cfn_debug.diff import step_encodings
 from cfn_debug.errors import JournalError
+from cfn_debug.filesafe import read_bytes
 from cfn_debug.journal.models import PLACES, ModelRefs, model_at, restore_models
 from cfn_debug.locations import default_journal_path
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
@@ -209,8 +211,6 @@ class Journal:
     def record(self, event: ChainEvent) -> None:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
-            from cfn_debug.diff import step_encodings
-
             run_id = event.run_id
             # what a later line may refer to is remembered only once this line is written
             saved = self._contexts.get(run_id), self._models.saved(run_id)
@@ -293,8 +293,6 @@ def _entry_line(entry: dict[str, Any], step: Step) -> str | bytes | list[bytes]:
     """``_dumps(redact(entry))`` in meaning. A small entry is redacted by a walk and encoded by
     orjson when that cannot differ (nothing orjson refuses, every float finite: orjson writes
     NaN and infinities as null), else by ``_dumps``; a large one by ``redacted_json_parts``."""
-    from cfn_debug.diff import step_encodings
-
     known = step_encodings(step)
     if not _has_large_member(step, known):  # else encoding it whole to measure it is wasted
         raw = exact(entry)
@@ -421,8 +419,6 @@ def _run_head(run: RunRecord) -> dict[str, Any]:
 
 def load_journal(path: Path) -> Session:
     """Rebuild a Session from a journal: every completed step of every run."""
-    from cfn_debug.filesafe import read_bytes
-
     try:
         lines = read_bytes(path).split(b"\n")
     except FileNotFoundError:
@@ -487,6 +483,7 @@ def load_journal(path: Path) -> Session:
 def _check_entry(entry: dict[str, Any], path: Path) -> None:
     """Check a run or step entry field by field (a journal may be hand-made or damaged): a
     JournalError naming the line and field, never a record a consumer later trips on."""
+    # cycle: cfn_debug.export (its __init__ and source.py) imports this module
     from cfn_debug.export.validation import check_run, check_step
 
     kind = entry.get("type")

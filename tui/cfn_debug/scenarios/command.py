@@ -143,8 +143,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="scenarios played at once, at most, where they claim no identifier in common "
-        "(default: the machine's cores with the embedded endpoint and no debugger, else 1)",
+        help="scenarios played at once, at most, where they claim no identifier or createOnly "
+        "value in common (default 1; only with the embedded endpoint and no debugger): for "
+        "handlers that keep no other property unique",
     )
     parser.add_argument(
         "--junit",
@@ -317,16 +318,13 @@ def _scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
 
 def _concurrency(args: argparse.Namespace, workspace: Any, debug: Any) -> int:
-    """--jobs; else the cores (at most a function's workers) where the embedded endpoint runs
-    the handler and no debugger may stop it; else 1 (an endpoint of one worker, the emulator's,
-    answers one invocation at a time)."""
-    if args.jobs is not None:
-        return int(args.jobs)
-    if workspace.embedded is None or debug.wanted:
+    """--jobs, else 1. Not more by default: values are sent as written, so two scenarios
+    whose creates take the same value of a property the handler keeps unique (a Title, not
+    an identifier nor createOnly) collide, and a correct handler's AlreadyExists would block
+    them (a false alarm). With a debugger that may stop the handler, always 1."""
+    if args.jobs is None or workspace.embedded is None or debug.wanted:
         return 1
-    from cfn_debug.endpoint.pool import MAX_WORKERS_PER_FUNCTION
-
-    return max(1, min(os.cpu_count() or 1, MAX_WORKERS_PER_FUNCTION))
+    return int(args.jobs)
 
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
