@@ -6,16 +6,14 @@ once per session (see conftest.ts_note_built); every test here is slow."""
 from __future__ import annotations
 
 import json
-import queue
-import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from support.lines import Lines, interrupt
 
 from .conftest import DEMO_FAULT, TS_NOTE, cfn_debug, clean_env
 
@@ -80,21 +78,6 @@ def test_scenario_all_with_local_aws_on_the_typescript_type(ts_note_built: Path)
     assert failed <= {"update-without-create"}, json.dumps(doc["scenarios"], indent=1)[:4000]
 
 
-def until(lines: queue.Queue[str | None], seen: list[str], needle: str) -> str:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=0.5)
-        except queue.Empty:
-            continue
-        if line is None:
-            break
-        seen.append(line)
-        if needle in line:
-            return line
-    raise AssertionError(f"{needle!r} never printed; got:\n{''.join(seen)}")
-
-
 def test_watch_mode_rebuilds_the_typescript_on_save(ts_note_copy: Path) -> None:
     """A save of src/handlers.ts makes dist/ older than src/: the endpoint rebuilds it (saying
     so) and re-runs the event on the new code; nothing else is written into the project. (The
@@ -108,33 +91,19 @@ def test_watch_mode_rebuilds_the_typescript_on_save(ts_note_copy: Path) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=clean_env(), cwd=project, start_new_session=True,
     )  # fmt: skip
-    lines: queue.Queue[str | None] = queue.Queue()
-    seen: list[str] = []
-
-    def pump() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
+    out = Lines(proc, wait_s=WAIT_S)
     try:
-        until(lines, seen, "SUCCESS after 1 step")
-        until(lines, seen, "watching")
+        out.until("SUCCESS after 1 step")
+        out.until("watching")
         handlers = project / "src" / "handlers.ts"
         text = handlers.read_text()
         marker = "console.log(`putting note ${model.title} into ${table}`);"
         assert marker in text
         handlers.write_text(text.replace(marker, marker + "\n        console.log('saved again');"))
-        until(lines, seen, "npm run build")  # the progress line of the rebuild
-        until(lines, seen, "saved again")  # the rebuilt handler ran on the re-run
+        out.until("npm run build")  # the progress line of the rebuild
+        out.until("saved again")  # the rebuilt handler ran on the re-run
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        interrupt(proc)
     assert (project / "dist" / "handlers.js").read_text().count("saved again") == 1
     assert sorted(p.name for p in project.iterdir()) == sorted(
         [*(p.name for p in TS_NOTE.iterdir()), "node_modules", "dist"]

@@ -4,48 +4,17 @@ of a handler file, then Ctrl-C (SIGINT to the whole process group, as a terminal
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 from watch_support import HANDLERS, WAIT_S, edit
 
+from support.lines import Lines
+
 GUARDED = 'if fault == "WriteOnlyOnRead" and record.get("secret"):'
 UNGUARDED = 'if record.get("secret"):'
-
-
-class Lines:
-    """The process's stdout, line by line, read in a thread so waits can time out."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.text: list[str] = []
-        assert proc.stdout is not None
-        stream = proc.stdout
-        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
-
-    def _pump(self, stream: object) -> None:
-        for line in stream:  # type: ignore[attr-defined]
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def until(self, needle: str) -> str:
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            self.text.append(line)
-            if needle in line:
-                return line
-        raise AssertionError(f"{needle!r} never printed; got:\n{''.join(self.text)}")
 
 
 def run_watch(project: Path, state: Path, event: str) -> subprocess.Popen[str]:
@@ -67,7 +36,7 @@ def run_watch(project: Path, state: Path, event: str) -> subprocess.Popen[str]:
 def test_run_watch_reruns_on_save_and_exits_130_on_ctrl_c(project: Path, state: Path) -> None:
     proc = run_watch(project, state, "read.json")
     try:
-        out = Lines(proc)
+        out = Lines(proc, wait_s=WAIT_S)
         out.until("watching")
         edit(project / HANDLERS, GUARDED, UNGUARDED)
         out.until("changed (source)")
@@ -102,7 +71,7 @@ def test_run_watch_reruns_the_demo_create_without_already_exists(
     token and Name), so every run succeeds instead of the second answering AlreadyExists."""
     proc = run_watch(project, state, "create.json")
     try:
-        out = Lines(proc)
+        out = Lines(proc, wait_s=WAIT_S)
         out.until("watching")
         edit(project / HANDLERS, GUARDED, UNGUARDED)
         out.until("vs previous run")

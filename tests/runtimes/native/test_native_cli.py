@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from support.lines import Lines
 
 from .conftest import (
     GO_NOTE,
@@ -130,35 +130,6 @@ def test_scenario_all_passes_on_a_correct_handler(project: Path, tmp_path: Path)
     assert done.returncode == 0, (done.stderr, json.dumps(report)[:4000])
 
 
-class Lines:
-    """A process's stdout, line by line, read in a thread so waits can time out."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.queue: queue.Queue[str | None] = queue.Queue()
-        self.text: list[str] = []
-        assert proc.stdout is not None
-        threading.Thread(target=self._pump, args=(proc.stdout,), daemon=True).start()
-
-    def _pump(self, stream: Any) -> None:
-        for line in stream:
-            self.queue.put(line)
-        self.queue.put(None)
-
-    def until(self, needle: str) -> str:
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            try:
-                line = self.queue.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            if line is None:
-                break
-            self.text.append(line)
-            if needle in line:
-                return line
-        raise AssertionError(f"{needle!r} never printed; got:\n{''.join(self.text)}")
-
-
 #: What each fixture's save changes: the planted fault's code, fixed.
 FIXES = {
     "go": (
@@ -197,7 +168,7 @@ def test_watch_mode_rebuilds_on_save_and_the_fault_is_fixed(
         cwd=REPO, start_new_session=True,
     )  # fmt: skip
     try:
-        out = Lines(proc)
+        out = Lines(proc, wait_s=WAIT_S)
         out.until("watching")
         name, before, after = FIXES[runtime]
         path = project / name
