@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 from pathlib import Path
 
@@ -246,7 +247,11 @@ def test_state_directory_defaults_to_the_temp_directory(monkeypatch: pytest.Monk
     from cfndebug_demo_widget import store
 
     monkeypatch.setenv("CFN_DEBUG_DEMO_STATE", "")
-    assert store.state_dir() == Path(tempfile.gettempdir()) / "cfn-debug-demo-state"
+    # one user's widgets: another user's directory in a shared /tmp is neither writable nor ours
+    assert store.state_dir() == Path(tempfile.gettempdir()) / f"cfn-debug-demo-state-{os.getuid()}"
+    from cfn_debug.demo.runs import state_dir
+
+    assert state_dir(None) == store.state_dir()  # what cfn-debug resets is what the handler uses
     monkeypatch.setenv("CFN_DEBUG_DEMO_STATE", "/somewhere/else")
     assert store.state_dir() == Path("/somewhere/else")
 

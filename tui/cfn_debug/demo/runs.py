@@ -31,6 +31,15 @@ from cfn_debug.records import Action
 #: imports cfn_debug and cfn_debug does not import it, so the two names are kept equal here.
 STATE_ENV = "CFN_DEBUG_DEMO_STATE"
 DEFAULT_DIR_NAME = "cfn-debug-demo-state"
+
+
+def default_state_dir() -> Path:
+    """<tempdir>/cfn-debug-demo-state-<uid>: one user's widgets, not every user's of the machine
+    (another user's directory in a shared /tmp is not writable, and its widgets are not yours)."""
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"{DEFAULT_DIR_NAME}-{user}"
+
+
 #: What the store keeps in its state directory (store.py's layout).
 STATE_ENTRIES = ("widgets", "names", "tokens", "locks", "store.lock", ".seeded")
 #: The schema's Name: ^[a-z][a-z0-9-]{2,62}$ (maxLength 63).
@@ -88,7 +97,7 @@ def state_dir(env_vars: dict[str, Any] | None) -> Path:
         if isinstance(scope, dict) and str(scope.get(STATE_ENV) or "").strip():
             return Path(str(scope[STATE_ENV]).strip())
     chosen = os.environ.get(STATE_ENV, "").strip()
-    return Path(chosen) if chosen else Path(tempfile.gettempdir()) / DEFAULT_DIR_NAME
+    return Path(chosen) if chosen else default_state_dir()
 
 
 def reset_state(env_vars: dict[str, Any] | None) -> Path:

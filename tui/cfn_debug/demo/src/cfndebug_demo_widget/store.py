@@ -1,6 +1,7 @@
 """The widget "service": one JSON file per widget in a local state directory.
 
-Layout of the state directory (``CFN_DEBUG_DEMO_STATE``, or ``<tempdir>/cfn-debug-demo-state``)::
+Layout of the state directory (``CFN_DEBUG_DEMO_STATE``, or
+``<tempdir>/cfn-debug-demo-state-<uid>``)::
 
     widgets/<WidgetId>.json    the widget record (see ``new_record``)
     names/<Name>               claim of a Name (the natural key): holds the WidgetId
@@ -35,6 +36,14 @@ except ImportError:  # pragma: no cover - not on Windows
 
 STATE_ENV = "CFN_DEBUG_DEMO_STATE"
 DEFAULT_DIR_NAME = "cfn-debug-demo-state"
+
+
+def default_state_dir() -> Path:
+    """<tempdir>/cfn-debug-demo-state-<uid>: one user's widgets, not every user's of the machine
+    (another user's directory in a shared /tmp is not writable, and its widgets are not yours)."""
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"{DEFAULT_DIR_NAME}-{user}"
+
 
 WIDGET_ID_RE = re.compile(r"^wdg-[a-z0-9]{8,16}$")
 # Claims are files named after the claimed value (a Name, a token): safe file names only.
@@ -99,10 +108,10 @@ def new_record(
 
 
 def state_dir() -> Path:
-    """Where the widgets live: $CFN_DEBUG_DEMO_STATE, or <tempdir>/cfn-debug-demo-state if unset
-    or empty (the template's default is the empty string)."""
+    """Where the widgets live: $CFN_DEBUG_DEMO_STATE, or <tempdir>/cfn-debug-demo-state-<uid> if
+    unset or empty (the template's default is the empty string)."""
     chosen = os.environ.get(STATE_ENV, "").strip()
-    return Path(chosen) if chosen else Path(tempfile.gettempdir()) / DEFAULT_DIR_NAME
+    return Path(chosen) if chosen else default_state_dir()
 
 
 class Store:
