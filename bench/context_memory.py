@@ -20,20 +20,11 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-HOSTILE = REPO / "tests" / "reliability" / "projects" / "hostile"
+sys.path.insert(0, str(REPO / "tests"))
 
-#: ``python -c PEAK args...``: ``cfn-debug args...``, then VmHWM on stderr.
-PEAK = """
-import sys
-from cfn_debug import cli
-code = 2
-try:
-    code = cli.main(sys.argv[1:])
-finally:
-    with open("/proc/self/status", encoding="ascii") as status:
-        print(next(line for line in status if line.startswith("VmHWM:")), file=sys.stderr)
-sys.exit(code)
-"""
+# the same `cfn-debug args...` then VmHWM snippet the memory tests run
+from reliability.support import CLI_WITH_PEAK_RSS as PEAK  # noqa: E402
+from reliability.support import HOSTILE  # noqa: E402
 
 
 def _peak(args: list[str], env: dict[str, str]) -> float:
