@@ -251,18 +251,24 @@ class ChainRuns:
                 watcher.stop()
 
 
+#: The message of each event of a chain's stream (``ChainEvent``).
+CHAIN_MESSAGES: dict[type, type[EngineMessage]] = {
+    RunStarted: messages.ChainRunStarted,
+    InvocationStarted: messages.ChainInvoking,
+    StepCompleted: messages.ChainStepCompleted,
+    DelayStarted: messages.ChainDelaying,
+    AwaitingStep: messages.ChainAwaiting,
+    RunEnded: messages.ChainRunEnded,
+}
+
+
 @cache
 def _message_types() -> dict[type, type[EngineMessage]]:
     """The message of each type of engine event (cfn_debug.watch loads with the first one)."""
     from cfn_debug import watch
 
     return {
-        RunStarted: messages.ChainRunStarted,
-        InvocationStarted: messages.ChainInvoking,
-        StepCompleted: messages.ChainStepCompleted,
-        DelayStarted: messages.ChainDelaying,
-        AwaitingStep: messages.ChainAwaiting,
-        RunEnded: messages.ChainRunEnded,
+        **CHAIN_MESSAGES,
         watch.Comparison: messages.RunCompared,
         watch.WatchReady: messages.WatchReadied,
         watch.ChangeDetected: messages.SaveDetected,

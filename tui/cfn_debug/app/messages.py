@@ -3,7 +3,9 @@
 * What workers tell the UI, posted to the screen that runs the worker (the App's own workers
   post to the App, which routes to the main screen): the workspace opened or failed, a saved
   session was read, one message per outcome of the engine's stream (``EngineMessage``), a
-  chain or the watch ended, an export was written.
+  chain or the watch ended, an export was written; on the scenarios screen, one message per
+  outcome of the scenario stream (``ScenarioMessage``; a scenario's chain events are the
+  engine's ``Chain*`` messages) and the end of its run.
 * What a widget tells its screen (``Timeline.Selected``, ``EventsPanel.Shown``, …): defined
   beside the widget. The screen tells its widgets what to show by their methods and
   attributes (attributes down, messages up).
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from cfn_debug import records, watch
+    from cfn_debug import records, scenarios, watch
     from cfn_debug.journal.session import Session
     from cfn_debug.workspace import Workspace
 
@@ -145,6 +147,68 @@ class RerunBegan(EngineMessage):
     """A save re-runs an event: the dashboard's run ``generation`` from now."""
 
     event: watch.RerunStarted
+
+
+# --- the scenario stream: one message per outcome, posted to the scenarios screen ---------------
+# ``generation`` names the screen's run of the scenarios the event belongs to: the screen drops a
+# late event of a run it replaced. A scenario's chain events travel as the ``Chain*`` messages.
+
+
+@dataclass
+class ScenarioMessage(Routed):
+    """One event of the scenario stream, as it arrived."""
+
+    generation: int
+
+
+@dataclass
+class ScenarioBegan(ScenarioMessage):
+    """A scenario starts to play (it is ``index`` of the ``total`` of this run)."""
+
+    event: scenarios.ScenarioStarted
+
+
+@dataclass
+class ScenarioActionBegan(ScenarioMessage):
+    """A chain of the scenario is about to run; its ``Chain*`` messages follow."""
+
+    event: scenarios.ActionStarted
+
+
+@dataclass
+class ScenarioJudged(ScenarioMessage):
+    """The scenario reached a verdict."""
+
+    event: scenarios.VerdictReached
+
+
+@dataclass
+class ScenarioNoted(ScenarioMessage):
+    """Something the scenario says that is no verdict (cleanup, a skip, a block)."""
+
+    event: scenarios.ScenarioNote
+
+
+@dataclass
+class ScenarioFinished(ScenarioMessage):
+    """The scenario ended: its result."""
+
+    event: scenarios.ScenarioEnded
+
+
+@dataclass
+class ScenariosFailed(Routed):
+    """The scenario run stopped on an error (the engine's, or a bug: its type and text)."""
+
+    generation: int
+    error: str
+
+
+@dataclass
+class ScenariosDone(Routed):
+    """The scenario worker returned (after the last scenario, an error or a cancel)."""
+
+    generation: int
 
 
 @dataclass

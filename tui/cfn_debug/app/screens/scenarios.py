@@ -6,8 +6,11 @@ actions as they run (each step's status, duration and findings; cleanup dimmed),
 with the contract sentence a failure breaks, its notes and, for generated inputs, the minimal
 failing input.
 
-The worker only posts messages; :class:`~cfn_debug.app.scenario_board.ScenarioBoard` (plain
-data, no widgets) holds what the stream said so far and the screen renders it with
+The worker only posts messages, one typed message per event of the scenario stream
+(:mod:`cfn_debug.app.scenario_stream`: ``ScenarioBegan``, ``ChainStepCompleted``, …, see
+:mod:`cfn_debug.app.messages`), to this screen; each has its handler here.
+:class:`~cfn_debug.app.scenario_board.ScenarioBoard` (plain data, no widgets) takes the event
+(``ScenarioBoard.apply``) and the handler then renders what changed with
 :mod:`cfn_debug.app.scenario_render`.
 """
 
@@ -24,58 +27,47 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from cfn_debug.app.actions import app_keys
+from cfn_debug.app.messages import (
+    ChainAwaiting,
+    ChainDelaying,
+    ChainInvoking,
+    ChainRunEnded,
+    ChainRunStarted,
+    ChainStepCompleted,
+    EngineMessage,
+    ScenarioActionBegan,
+    ScenarioBegan,
+    ScenarioFinished,
+    ScenarioJudged,
+    ScenarioMessage,
+    ScenarioNoted,
+    ScenariosDone,
+    ScenariosFailed,
+)
 from cfn_debug.app.render import Palette, scrub
 from cfn_debug.app.scenario_board import ScenarioBoard
 from cfn_debug.app.scenario_render import BADGES, badge_text, scenario_renderable
+from cfn_debug.app.scenario_stream import journal, scenario_message
 from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.chain import ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.hooks.scenarios import HOOK_SCENARIOS, HookScenarioRunner
-from cfn_debug.records import ChainEvent
 from cfn_debug.scenarios import (
     SCENARIOS,
     Outcome,
     ScenarioEnded,
     ScenarioOptions,
     ScenarioRunner,
-    ScenarioStarted,
 )
 from cfn_debug.scenarios.command import type_configuration
-from cfn_debug.scenarios.summary import scenario_summary
 
 if TYPE_CHECKING:
     from cfn_debug.schema import ResourceSchema
     from cfn_debug.workspace import Workspace
-
-# --- messages the worker posts -----------------------------------------------------------------
-
-
-class ScenarioUpdate(Message, bubble=False):
-    """One event of the scenario stream, as it arrived."""
-
-    def __init__(self, generation: int, event: object) -> None:
-        super().__init__()
-        self.generation = generation
-        self.event = event
-
-
-class ScenarioRunFailed(Message, bubble=False):
-    def __init__(self, generation: int, error: str) -> None:
-        super().__init__()
-        self.generation = generation
-        self.error = error
-
-
-class ScenarioRunDone(Message, bubble=False):
-    def __init__(self, generation: int) -> None:
-        super().__init__()
-        self.generation = generation
-
 
 # --- the screen --------------------------------------------------------------------------------
 
@@ -429,51 +421,102 @@ class ScenariosScreen(ModalScreen[None]):
             write_only = self.workspace.schema.write_only if self.workspace.schema else ()
             async for event in runner.run(names):
                 if log is not None:  # journaled on the worker's side, as the dashboard's runs
-                    _journal(log, event, write_only)
-                self.post_message(ScenarioUpdate(generation, event))
+                    journal(log, event, write_only)
+                message = scenario_message(generation, event)
+                if message is not None:
+                    self.post_message(message)
                 if isinstance(event, ScenarioEnded) and runner.control.cancelled:
                     break
         except CfnDebugError as error:
-            self.post_message(ScenarioRunFailed(generation, str(error)))
+            self.post_message(ScenariosFailed(generation, str(error)))
         except asyncio.CancelledError:
             runner.cancel()
             raise
         except Exception as error:  # the engine broke: say so in place, never a traceback
-            self.post_message(ScenarioRunFailed(generation, f"{type(error).__name__}: {error}"))
+            self.post_message(ScenariosFailed(generation, f"{type(error).__name__}: {error}"))
         finally:
-            self.post_message(ScenarioRunDone(generation))
+            self.post_message(ScenariosDone(generation))
 
-    def on_scenario_update(self, message: ScenarioUpdate) -> None:
-        if message.generation != self.generation or not self.is_attached:
-            return
-        event = message.event
-        name = self.board.apply(event)
-        if name is None:
-            return
-        if isinstance(event, ScenarioStarted):
-            self.query_one(WorkProgress).advance(
-                event.index, f"Scenario {event.name}", total=event.total
-            )
-            self._refresh_badge(name)
-            self._select(name)  # follow the scenario in play
-            if not self.cancelling:
-                self._progress(
-                    f"Running {event.index + 1}/{event.total}: {event.name}: {event.title}…",
-                    "x cancels (what was created is reported, not deleted)",
-                )
-        elif isinstance(event, ScenarioEnded):
-            self._refresh_badge(name)
-        if name == self.selected_name():
+    # --- the scenario stream: the board changes (ScenarioBoard.apply), then the widgets ------
+
+    def _current(self, message: ScenarioMessage | EngineMessage) -> bool:
+        """The message belongs to the screen's latest run (a late one of a replaced run does
+        not) and the screen is still shown."""
+        return message.generation == self.generation and self.is_attached
+
+    def _take(self, message: ScenarioMessage | EngineMessage) -> str | None:
+        """The board takes the message's event; the scenario it changed, or None."""
+        if not self._current(message):
+            return None
+        return self.board.apply(message.event)
+
+    def _show_if_selected(self, name: str | None) -> None:
+        if name is not None and name == self.selected_name():
             self._show_selected()
 
-    def on_scenario_run_failed(self, message: ScenarioRunFailed) -> None:
+    def _follow(self, message: ScenarioMessage | EngineMessage) -> None:
+        """The board takes the message's event; the scenario shown is drawn again if it
+        changed."""
+        self._show_if_selected(self._take(message))
+
+    def on_scenario_began(self, message: ScenarioBegan) -> None:
+        name = self._take(message)
+        if name is None:
+            return
+        event = message.event
+        self.query_one(WorkProgress).advance(
+            event.index, f"Scenario {event.name}", total=event.total
+        )
+        self._refresh_badge(name)
+        self._select(name)  # follow the scenario in play
+        if not self.cancelling:
+            self._progress(
+                f"Running {event.index + 1}/{event.total}: {event.name}: {event.title}…",
+                "x cancels (what was created is reported, not deleted)",
+            )
+        self._show_if_selected(name)
+
+    def on_scenario_finished(self, message: ScenarioFinished) -> None:
+        name = self._take(message)
+        if name is not None:
+            self._refresh_badge(name)
+        self._show_if_selected(name)
+
+    def on_scenario_action_began(self, message: ScenarioActionBegan) -> None:
+        self._follow(message)
+
+    def on_scenario_judged(self, message: ScenarioJudged) -> None:
+        self._follow(message)
+
+    def on_scenario_noted(self, message: ScenarioNoted) -> None:
+        self._follow(message)
+
+    def on_chain_run_started(self, message: ChainRunStarted) -> None:
+        self._follow(message)
+
+    def on_chain_invoking(self, message: ChainInvoking) -> None:
+        self._follow(message)
+
+    def on_chain_step_completed(self, message: ChainStepCompleted) -> None:
+        self._follow(message)
+
+    def on_chain_delaying(self, message: ChainDelaying) -> None:
+        self._follow(message)
+
+    def on_chain_awaiting(self, message: ChainAwaiting) -> None:
+        self._follow(message)
+
+    def on_chain_run_ended(self, message: ChainRunEnded) -> None:
+        self._follow(message)
+
+    def on_scenarios_failed(self, message: ScenariosFailed) -> None:
         if message.generation != self.generation or not self.is_attached:
             return
         self.board.interrupt(f"stopped: {message.error}")
         self._progress(f"The scenarios stopped: {message.error}", "Press r to try again.", "error")
         self.failed = True
 
-    def on_scenario_run_done(self, message: ScenarioRunDone) -> None:
+    def on_scenarios_done(self, message: ScenariosDone) -> None:
         if message.generation != self.generation or not self.is_attached:
             return
         self.running = False
@@ -517,11 +560,3 @@ class ScenariosScreen(ModalScreen[None]):
         if self.running and self.runner is not None:
             self.runner.cancel()
         self.dismiss(None)
-
-
-def _journal(log: Any, event: Any, write_only: Any) -> None:
-    """A scenario's chain events, and its result when it ends, in the session journal."""
-    if isinstance(event, ChainEvent):
-        log.record(event)
-    elif isinstance(event, ScenarioEnded):
-        log.record_scenario(scenario_summary(event.result, write_only))
