@@ -35,6 +35,7 @@ from cfn_debug.diff import step_encodings
 from cfn_debug.errors import JournalError
 from cfn_debug.filesafe import read_bytes
 from cfn_debug.journal.models import PLACES, ModelRefs, model_at, restore_models
+from cfn_debug.journal.validation import check_run, check_step
 from cfn_debug.locations import default_journal_path
 from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
 from cfn_debug.text.jsonfast import exact
@@ -483,9 +484,6 @@ def load_journal(path: Path) -> Session:
 def _check_entry(entry: dict[str, Any], path: Path) -> None:
     """Check a run or step entry field by field (a journal may be hand-made or damaged): a
     JournalError naming the line and field, never a record a consumer later trips on."""
-    # cycle: cfn_debug.export (its __init__ and source.py) imports this module
-    from cfn_debug.export.validation import check_run, check_step
-
     kind = entry.get("type")
     if kind in ("run_started", "run_ended"):
         check_run(entry.get("run"), path, "run")
