@@ -56,7 +56,7 @@ __all__ = ["CfnDebugApp", "contract_sentence", "open_workspace"]
 
 def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
     """The contract sentence a rule enforces; for a step, only the part about its action."""
-    # lazy: the rule catalogue (~30 ms) loads with the first finding shown, after the first frame
+    # lazy: the rule catalogue loads with the first finding shown, after the first frame
     from cfn_debug.contract import rule
 
     try:
@@ -273,8 +273,7 @@ class CfnDebugApp(App[int]):
         if not self.live.runs:
             self.main.say(Prompt("Nothing to export yet.", "Run an event first (r).", "warn"))
             return
-        # lazy: the exporter (cfn_debug.export and the journal, ~200 ms) loads with the first
-        # export, not before the first frame
+        # lazy: the exporter (cfn_debug.export, the journal) loads with the first export
         from cfn_debug.app.exporting import export_target, session_of, write_export
 
         target = export_target(self.live, fmt)

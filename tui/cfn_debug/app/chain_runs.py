@@ -48,7 +48,7 @@ def watch_support() -> ModuleType:
     """``cfn_debug.app.watching``: the watchers, the watch events and the chain engine, loaded
     with the first run (or watch mode), not before the dashboard's first frame. The main
     screen's other uses of the engine's chain and watch go through it too."""
-    from cfn_debug.app import watching  # lazy: cfn_debug.watch and the engine, ~110 ms
+    from cfn_debug.app import watching  # lazy: cfn_debug.watch and the chain engine
 
     return watching
 
@@ -267,7 +267,7 @@ CHAIN_MESSAGES: dict[type, type[EngineMessage]] = {
 
 @cache
 def _message_types() -> dict[type, type[EngineMessage]]:
-    """The message of each type of engine event (the watch events' load with the first)."""
+    """The message of each type of engine event (watch mode's types load with the first call)."""
     return {**CHAIN_MESSAGES, **watch_support().WATCH_MESSAGES}
 
 

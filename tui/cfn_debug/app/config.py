@@ -67,8 +67,8 @@ class AppConfig:
         journal = getattr(args, "journal", None)
         transcript = getattr(args, "transcript", None)
         shots = getattr(args, "screenshot_dir", None)
-        # lazy: cfn_debug.aws.session (yaml, botocore's config: ~55 ms) only for a dashboard
-        # started from the command line; the App and the tests build an AppConfig without it
+        # lazy: cfn_debug.aws.session (yaml, botocore's config) only for a dashboard started
+        # from the command line; the App and the tests build an AppConfig without it
         from cfn_debug.aws.session import AwsOptions
 
         return cls(

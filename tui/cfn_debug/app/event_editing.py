@@ -30,8 +30,8 @@ def event_problems(
         return [(error.field or "", error.detail)]
     if schema is None:
         return []
-    # lazy: the schema checks (cfn_debug.schema, jsonschema: ~120 ms) are loaded once a schema
-    # is (this is not the start-up path's)
+    # lazy: the schema checks (cfn_debug.schema, jsonschema), loaded by then with the schema,
+    # are not on the start-up path
     from cfn_debug.event_checks import model_problems
 
     problems = model_problems(schema, parsed.action, parsed.normalized.desired)

@@ -22,8 +22,8 @@ class SessionLog:
         self._on_problem = on_problem
 
     def start(self, workspace: Workspace) -> None:
-        # lazy: the journal (the diff, the records' encodings: ~200 ms) opens with the project,
-        # after the first frame
+        # lazy: the journal (the diff, the records' encodings) opens with the project, after the
+        # first frame
         from cfn_debug.journal.session import Journal
 
         if self.journal is None:

@@ -75,8 +75,7 @@ WorkspaceOpener = Callable[[AppConfig, OpenProgress], "Workspace"]
 
 def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
     """Blocking: discovers the project and starts the endpoint. Run it in a thread."""
-    # lazy: the engine (endpoint, AWS, chain: ~110 ms) loads in this worker thread, after the
-    # first frame
+    # lazy: the engine (endpoint, AWS, chain) loads in this worker thread, after the first frame
     from cfn_debug.workspace import Workspace
 
     debug = DebugOptions(PanelFeed(progress.post).on_session, config.debug_port, config.break_at)
@@ -123,8 +122,7 @@ def load_and_post(live: LiveSession, post: Post) -> None:
     if live.config.saved is not None:  # `open` read it before starting
         post(SessionLoaded(live.config.saved))
         return
-    # lazy: the reader of saved sessions (cfn_debug.export, ~230 ms) in this worker thread, after
-    # the first frame
+    # lazy: the reader of saved sessions (cfn_debug.export) loads in this worker thread
     from cfn_debug.export import load_session
 
     try:
@@ -142,7 +140,7 @@ def load_and_post(live: LiveSession, post: Post) -> None:
 def workspace_notices(workspace: Workspace) -> list[str]:
     """What the user should know before the first event: schema warnings, the workspace's
     notices (a handler's models.py that does not match the schema)."""
-    # lazy: cfn_debug.schema loaded with the workspace (not before the first frame)
+    # lazy: cfn_debug.schema, loaded by then with the workspace, is not on the start-up path
     from cfn_debug.schema.command import schema_warning_lines
 
     lines: list[str] = []

@@ -219,7 +219,7 @@ class MainActions(_Base):
     def _edit_json(self, done: Callable[[Any], object], *args: Any, **kwargs: Any) -> None:
         """Open the JSON editor (``JsonEditor(*args, **kwargs)``); ``done`` gets what it
         returns."""
-        # lazy: the editor's TextArea (~17 ms) loads with the first edit, not at start-up
+        # lazy: the editor's TextArea loads with the first edit, not at start-up
         from cfn_debug.app.screens.json_editor import JsonEditor
 
         self.app.push_screen(JsonEditor(*args, **kwargs), done)
@@ -288,8 +288,8 @@ class MainActions(_Base):
         workspace = self.live.workspace
         schema = workspace.schema if workspace is not None else None
         steps = self.view.steps if self.view.steps else run.steps
-        # lazy: the copy screen's clips are the exporter's (cfn_debug.export, ~230 ms): they
-        # load with the first y, not before the first frame
+        # lazy: the copy screen's clips are the exporter's (cfn_debug.export): they load with
+        # the first y, not before the first frame
         from cfn_debug.app.screens.copy import CopyScreen
 
         chooser = CopyScreen(run, steps, step, detail.active, schema.write_only if schema else ())
@@ -322,7 +322,7 @@ class MainActions(_Base):
         self.app.push_screen(NoticesScreen(self.query_one(Notices).lines))
 
     def action_scenarios(self) -> None:
-        # lazy: the scenarios engine (the catalogue, Hypothesis: ~290 ms) loads with the screen
+        # lazy: the scenarios engine (the catalogue, Hypothesis) loads with the screen
         from cfn_debug.app.screens.scenarios import ScenariosScreen
 
         self.app.push_screen(ScenariosScreen.for_app(self.app))

@@ -180,7 +180,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         if self.live.read_only:
             self.panel.border_title = "Runs"
             header.type_name = "saved session"
-            header.mode = "read-only " + _transcript_kind(self.config.transcript)
+            header.mode = "read-only " + transcript_kind(self.config.transcript)
             self.say(Prompt(f"Opening {self.config.transcript}…"))
         else:
             self.panel.border_title = "Events"
@@ -463,7 +463,3 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         if self.chains is not None:
             self.chains.new_options()
         self.show_mode()
-
-
-def _transcript_kind(path: Any) -> str:
-    return transcript_kind(path)

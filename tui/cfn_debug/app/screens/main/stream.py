@@ -142,7 +142,6 @@ class MainStream(_Base):
                 self._show_events(workspace, reload=True)
                 names = [e.name for e in workspace.events]
             # a saved schema (or models.py, a source file) may add or settle a notice
-
             self.query_one(Notices).show(workspace_notices(workspace), f"{workspace.project.root}")
         index = names.index(event.event_name) if event.event_name in names else None
         self.pending_context = ...
