@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.aws.session import prelaunch_local
 from cfn_debug.endpoint.prestart import Prestart
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_json
@@ -157,18 +158,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def scenario_command(args: argparse.Namespace) -> int:
-    """`cfn-debug scenario`: the embedded endpoint's fork server starts first (endpoint.prestart),
-    so it preloads the handlers' libraries while the engine is imported and the workspace opens;
-    then suite.run_scenario_command runs the scenarios."""
+    """`cfn-debug scenario`: the local AWS (--local-aws) and the embedded endpoint's fork server
+    (endpoint.prestart) start first, so that moto imports its services and the fork server the
+    handlers' libraries while the engine is imported and the workspace opens; then
+    suite.run_scenario_command runs the scenarios."""
+    local = None if args.list else prelaunch_local(args)
     prestart = _prestart(args)
     try:
-        # lazy: the engine's imports (~0.5 s) run while the fork server preloads
+        # lazy: the engine's imports run while the fork server preloads and moto starts
         from cfn_debug.scenarios.suite import run_scenario_command
 
         return run_scenario_command(args)
     finally:
         if prestart is not None:
             prestart.release()
+        if local is not None:
+            local.stop()  # nothing when the workspace took it over and stopped it
 
 
 def _prestart(args: argparse.Namespace) -> Prestart | None:
