@@ -1,5 +1,6 @@
-"""The dashboard's start-up path leaves the engine for later: importing the App loads none of the
-modules its lazy imports keep for after the first frame (each such import is commented where it
+"""The dashboard's start-up path leaves the engine for later: importing what `cfn-debug ui` loads
+before its App starts (the ui command's module, the App) loads none of the modules its lazy
+imports keep for after the first frame (each such import is commented where it
 sits: the workspace, the chain and watch mode, the journal, the exporter, the schema checks, the
 scenarios, the rule catalogue, the JSON editor's TextArea)."""
 
@@ -29,7 +30,7 @@ LATER = (
 def test_importing_the_dashboard_loads_no_engine_work_before_the_first_frame() -> None:
     code = (
         "import sys\n"
-        "import cfn_debug.app.app\n"
+        "import cfn_debug.app.command\n"
         f"print(' '.join(m for m in {LATER!r} if m in sys.modules))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "tui")}
