@@ -32,7 +32,7 @@ async def test_progress_event_log_tail_and_request_id() -> None:
             {"X-Amz-Log-Result": tail, "x-amzn-RequestId": "aws-req-1"},
         )
         invoker = AwsInvoker("eu-west-1", endpoint_url=stub.url)
-        result = await invoker.invoke("my-fn", {"n": 3})
+        result = await invoker.invoke("my-fn", b'{"n":3}')
     assert result.kind is OutcomeKind.PROGRESS
     assert result.progress == {"status": "IN_PROGRESS", "callbackContext": {"n": 3}}
     assert result.logs == ["START", "handler says hi", "END"]
@@ -53,8 +53,8 @@ async def test_function_error_unhandled_and_task_timed_out() -> None:
             json.dumps(timeout).encode(), 200, {"X-Amz-Function-Error": "Unhandled"}
         )
         invoker = AwsInvoker("us-east-1", endpoint_url=stub.url, log_tail=False)
-        crashed = await invoker.invoke("crash", {})
-        timed_out = await invoker.invoke("slow", {})
+        crashed = await invoker.invoke("crash", b"{}")
+        timed_out = await invoker.invoke("slow", b"{}")
     assert crashed.kind is OutcomeKind.CRASH
     assert (crashed.error_type, crashed.error_message) == ("KeyError", "boom")
     assert crashed.stack_trace == ["  File x"]
@@ -65,7 +65,7 @@ async def test_function_error_unhandled_and_task_timed_out() -> None:
 async def test_arn_and_missing_function() -> None:
     arn = "arn:aws:lambda:us-east-1:123456789012:function:missing"
     with LambdaStub() as stub:
-        result = await AwsInvoker("us-east-1", endpoint_url=stub.url).invoke(arn, {})
+        result = await AwsInvoker("us-east-1", endpoint_url=stub.url).invoke(arn, b"{}")
     assert stub.received[0].function.endswith("missing")
     assert result.kind is OutcomeKind.HTTP_ERROR
     assert result.error_type == "ResourceNotFound"
@@ -74,6 +74,6 @@ async def test_arn_and_missing_function() -> None:
 
 async def test_unreachable() -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    result = await AwsInvoker("us-east-1", endpoint_url=url).invoke("f", {})
+    result = await AwsInvoker("us-east-1", endpoint_url=url).invoke("f", b"{}")
     assert result.kind is OutcomeKind.UNREACHABLE
     assert "cannot reach AWS Lambda" in (result.error_message or "")

@@ -7,7 +7,6 @@ import base64
 import time
 from typing import Any
 
-from cfn_debug.invoke.base import encode_payload
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
 
@@ -56,8 +55,7 @@ class AwsInvoker:
             )
         return self._client
 
-    async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
-        body = encode_payload(payload)
+    async def invoke(self, function_name: str, body: bytes) -> InvokeResult:
         return await asyncio.to_thread(self._invoke_sync, function_name, body)
 
     def _invoke_sync(self, function_name: str, body: bytes) -> InvokeResult:
