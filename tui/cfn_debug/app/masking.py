@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from cfn_debug.text.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS, redact_text
+
 
 def known_secrets(sources: Iterable[Any]) -> set[str]:
     """Every credential value found in ``sources`` (events' data, the profile's credentials)."""
@@ -16,8 +18,6 @@ def known_secrets(sources: Iterable[Any]) -> set[str]:
 
 
 def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
-    from cfn_debug.text.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS
-
     if isinstance(value, dict):
         for key, item in value.items():
             lowered = str(key).lower()
@@ -34,6 +34,4 @@ def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
 
 def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every known secret (and anything that looks like an access key) masked."""
-    from cfn_debug.text.redact import redact_text
-
     return redact_text(text, sorted(secrets, key=len, reverse=True))

@@ -15,6 +15,9 @@ import sys
 import threading
 import warnings
 
+from cfn_debug.aws import moto_screen
+from cfn_debug.endpoint.aws_recorder import share_botocore_setup
+
 
 def _warm_up() -> None:
     try:
@@ -27,8 +30,9 @@ def _warm_up() -> None:
 def main() -> int:
     warnings.simplefilter("ignore")  # "not supported by moto" warnings: setup_stack reports them
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
-    from cfn_debug.aws import moto_screen
-
+    # moto's EC2 models build three boto3 sessions at import, each parsing botocore's endpoint
+    # data and EC2 model again: the sessions share them, as a handler's worker's do
+    share_botocore_setup()
     try:
         server = moto_screen.serve("127.0.0.1")
     except ImportError as error:
