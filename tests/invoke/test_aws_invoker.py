@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +81,22 @@ async def test_unreachable() -> None:
     result = await AwsInvoker("us-east-1", endpoint_url=url).invoke("f", b"{}")
     assert result.kind is OutcomeKind.UNREACHABLE
     assert "cannot reach AWS Lambda" in (result.error_message or "")
+
+
+def test_a_local_run_s_modules_load_no_boto3() -> None:
+    """boto3 (a few hundred ms of imports) loads with cfn_debug.invoke.aws only, which the
+    engine imports for ``--endpoint aws`` alone: not on a local run's way to its first request."""
+    local_run = (
+        "cfn_debug.cli",
+        "cfn_debug.headless.command",
+        "cfn_debug.connect",
+        "cfn_debug.workspace",
+        "cfn_debug.chain",
+        "cfn_debug.invoke",
+    )
+    code = f"import sys\nfor m in {local_run!r}: __import__(m)\nprint('boto3' in sys.modules)\n"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "tui")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "False"

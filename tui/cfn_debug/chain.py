@@ -306,6 +306,7 @@ _INPUT_RULES = frozenset({"input-valid"})
 
 def _refused(result: InvokeResult) -> bool:
     """Whether cloudformation-cli-python-lib refused the request before the handler ran."""
+    # lazy: the library's shape tables (~10 ms of imports) are first needed after the first answer
     from cfn_debug.pylib.refusal import library_refusal
 
     return library_refusal(result.progress, result.logs) is not None
