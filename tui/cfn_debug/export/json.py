@@ -24,9 +24,9 @@ from cfn_debug.errors import JournalError
 from cfn_debug.export.collector import collector_paused
 from cfn_debug.export.masking import Masker
 from cfn_debug.export.source import session_from
-from cfn_debug.export.validation import check_run
 from cfn_debug.filesafe import open_regular, read_text
 from cfn_debug.journal.session import Session, load_journal
+from cfn_debug.journal.validation import check_run
 from cfn_debug.records import RunRecord
 from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 

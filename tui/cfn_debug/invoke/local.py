@@ -19,7 +19,7 @@ import httpx
 
 from cfn_debug.aws_calls import calls_from_dicts
 from cfn_debug.invoke import http1
-from cfn_debug.invoke.base import AwsCallsHook, LogsHook, encode_payload
+from cfn_debug.invoke.base import AwsCallsHook, LogsHook
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
 
@@ -131,8 +131,7 @@ class LocalInvoker:
             "--endpoint to use the embedded endpoint"
         )
 
-    async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
-        body = encode_payload(payload)
+    async def invoke(self, function_name: str, body: bytes) -> InvokeResult:
         headers = {"Content-Type": "application/json"}
         if self._log_tail:
             headers["X-Amz-Log-Type"] = "Tail"

@@ -6,73 +6,22 @@ Exit status: 0 when every scenario passed (or passed with SHOULD warnings, or di
 
 The type configuration a scenario sends is the user's choice, as it is in an account: give it
 with --type-configuration (a JSON object, or a file holding one); --fault NAME is short for
-{"Fault": NAME}, the bundled demo's switch for its faults. It is validated against the schema's
-typeConfiguration definition before anything runs.
+{"Fault": NAME}, the bundled demo's switch for its faults (see type_config.py).
+
+This module holds the options, imported at start-up; suite.py runs the scenarios.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-from typing import Any
 
+from cfn_debug.aws.session import prelaunch_local
 from cfn_debug.endpoint.prestart import Prestart
-from cfn_debug.errors import CfnDebugError, EventError
-from cfn_debug.filesafe import read_json
 from cfn_debug.options import add_aws_options, add_debug_options, add_target_options
+from cfn_debug.scenarios.type_config import type_configuration
 
-
-def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] | None:
-    """--type-configuration (JSON text or a file) with --fault merged in; checked against the
-    schema's typeConfiguration when it has one."""
-    config: dict[str, Any] | None = None
-    given = getattr(args, "type_configuration", None)
-    if given:
-        source: Path | None = Path(given) if _names_a_file(given) else None
-        if source is not None:
-            loaded = read_json(source)
-        else:
-            try:
-                loaded = json.loads(given)
-            except json.JSONDecodeError as exc:
-                raise CfnDebugError(
-                    f"expected a JSON object or a file holding one; not JSON at column "
-                    f"{exc.colno}: {exc.msg}",
-                    field="--type-configuration",
-                ) from None
-            except (ValueError, RecursionError):  # an integer over the digit limit; too deep
-                raise CfnDebugError(
-                    "expected a JSON object of plain values (integers of at most 4,300 digits, "
-                    "nested at most a few hundred levels)",
-                    field="--type-configuration",
-                ) from None
-        if not isinstance(loaded, dict):
-            raise EventError(
-                'expected a JSON object, e.g. {"Fault": "ReadInProgress"}',
-                path=source,
-                field="--type-configuration",
-            )
-        config = loaded
-    if getattr(args, "fault", None):
-        config = {**(config or {}), "Fault": args.fault}
-    definition = schema.raw.get("typeConfiguration") if schema is not None else None
-    if config is not None and isinstance(definition, dict):
-        from jsonschema import Draft7Validator  # lazy: imported at start-up, before the prestart
-
-        errors = sorted(Draft7Validator(definition).iter_errors(config), key=lambda e: e.path)
-        if errors:
-            first = errors[0]
-            where = "/".join(str(p) for p in first.absolute_path)
-            option = "--fault" if where == "Fault" and getattr(args, "fault", None) else None
-            raise CfnDebugError(
-                f"not a valid type configuration for {schema.type_name}"
-                + (f" at {where}" if where else "")
-                + f": {first.message}",
-                path=schema.path,
-                field=option or "--type-configuration",
-            )
-    return config
+__all__ = ["add_arguments", "scenario_command", "type_configuration"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,18 +106,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def scenario_command(args: argparse.Namespace) -> int:
-    """`cfn-debug scenario`: the embedded endpoint's fork server starts first (endpoint.prestart),
-    so it preloads the handlers' libraries while the engine is imported and the workspace opens;
-    then suite.run_scenario_command runs the scenarios."""
+    """`cfn-debug scenario`: the local AWS (--local-aws) and the embedded endpoint's fork server
+    (endpoint.prestart) start first, so that moto imports its services and the fork server the
+    handlers' libraries while the engine is imported and the workspace opens; then
+    suite.run_scenario_command runs the scenarios."""
+    local = None if args.list else prelaunch_local(args)
     prestart = _prestart(args)
     try:
-        # lazy: the engine's imports (~0.5 s) run while the fork server preloads
+        # lazy: the engine's imports run while the fork server preloads and moto starts
         from cfn_debug.scenarios.suite import run_scenario_command
 
         return run_scenario_command(args)
     finally:
         if prestart is not None:
             prestart.release()
+        if local is not None:
+            local.stop()  # nothing when the workspace took it over and stopped it
 
 
 def _prestart(args: argparse.Namespace) -> Prestart | None:
@@ -177,11 +130,3 @@ def _prestart(args: argparse.Namespace) -> Prestart | None:
     if args.list or args.endpoint is not None or getattr(args, "python", None):
         return None
     return Prestart(Path(args.project) if args.project else None)
-
-
-def _names_a_file(given: str) -> bool:
-    """Whether --type-configuration names an existing file (a long JSON text is no file name)."""
-    try:
-        return Path(given).is_file()
-    except (OSError, ValueError):  # too long for a file name; a NUL in it
-        return False

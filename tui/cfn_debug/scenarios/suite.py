@@ -29,12 +29,12 @@ from cfn_debug.hooks.command import hook_scenario_command, is_hook_target
 from cfn_debug.journal.session import Journal
 from cfn_debug.records import ChainEvent
 from cfn_debug.scenarios.catalogue import SCENARIOS, select
-from cfn_debug.scenarios.command import type_configuration
 from cfn_debug.scenarios.document import OK_OUTCOMES, scenario_document
 from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
 from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
 from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
 from cfn_debug.scenarios.summary import ENTRY_TYPE, scenario_summary
+from cfn_debug.scenarios.type_config import type_configuration
 from cfn_debug.targets import chain_options, open_workspace
 from cfn_debug.text.terminal import printable
 
