@@ -21,8 +21,8 @@ from cfn_debug.endpoint.aws_recorder import share_botocore_setup
 
 def _warm_up() -> None:
     try:
-        import moto.cloudformation.parsing
-        import moto.cloudformation.responses  # noqa: F401
+        import moto.cloudformation.parsing  # lazy: on a thread, once the port is announced
+        import moto.cloudformation.responses  # noqa: F401  # lazy: as the line above
     except Exception:  # the request that needs them will say what is wrong
         pass
 

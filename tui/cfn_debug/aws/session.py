@@ -13,7 +13,13 @@ from typing import Any
 
 from cfn_debug.aws.local import LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LocalAws
 from cfn_debug.aws.placeholders import Exports, parse_export_options
-from cfn_debug.aws.setup_stack import SetupProgress, SetupResult
+from cfn_debug.aws.setup_stack import (
+    SetupProgress,
+    SetupResult,
+    deploy_setup,
+    find_setup_template,
+    list_exports,
+)
 from cfn_debug.aws.target import AwsTarget
 from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
 from cfn_debug.endpoint.template import load_env_vars
@@ -187,8 +193,6 @@ def _open_local(
     report: Progress,
     launched: Any = None,
 ) -> AwsSession:
-    from cfn_debug.aws.setup_stack import find_setup_template
-
     local = launched or LocalAws()
     report(SetupProgress("starting the local AWS (moto)"))
     try:
@@ -200,8 +204,6 @@ def _open_local(
         client = _client("cloudformation", url, region, LOCAL_CREDENTIALS)
         setup = None
         if template is not None:
-            from cfn_debug.aws.setup_stack import deploy_setup
-
             setup = deploy_setup(
                 client,
                 template,
@@ -293,8 +295,9 @@ def _shell_service_endpoints() -> dict[str, str]:
 
 
 def _client(service: str, url: str | None, region: str, credentials: dict[str, str]) -> Any:
+    # lazy: aws.session is imported at start-up; boto3 only once AWS is used
     import boto3
-    from botocore.config import Config
+    from botocore.config import Config  # lazy: as boto3 above
 
     return boto3.client(
         service,
@@ -311,13 +314,13 @@ def _exports_loader(
     url: str | None, region: str, profile: str | None
 ) -> Callable[[], dict[str, str]]:
     def load() -> dict[str, str]:
+        # lazy: aws.session is imported at start-up; boto3 only once AWS is used
         from botocore.exceptions import BotoCoreError, ClientError
-
-        from cfn_debug.aws.setup_stack import list_exports
 
         where = url or f"profile {profile}"
         try:
             if profile:
+                # lazy: aws.session is imported at start-up; boto3 only once AWS is used
                 import boto3
 
                 session = boto3.Session(profile_name=profile, region_name=region)
@@ -337,8 +340,9 @@ def _exports_loader(
 def _account(profile: str, region: str) -> tuple[str | None, str | None]:
     """The profile's account id from STS, or why it is unknown (offline, expired, ...)."""
     try:
+        # lazy: aws.session is imported at start-up; boto3 only once AWS is used
         import boto3
-        from botocore.config import Config
+        from botocore.config import Config  # lazy: as boto3 above
 
         client = boto3.Session(profile_name=profile, region_name=region).client(
             "sts", config=Config(retries={"max_attempts": 0}, connect_timeout=3, read_timeout=5)
