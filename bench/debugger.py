@@ -28,7 +28,7 @@ from tests.debugger.dap import DapClient  # noqa: E402
 
 from cfn_debug.demo import PROJECT_DIR as DEMO  # noqa: E402
 from cfn_debug.demo import sample_events_dir  # noqa: E402
-from cfn_debug.endpoint import EmbeddedEndpoint  # noqa: E402
+from cfn_debug.endpoint.server import EmbeddedEndpoint  # noqa: E402
 
 TARGET = 1.1
 FIXTURE = REPO / "tests" / "endpoint" / "projects" / "basic"

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from cfn_debug.demo import PROJECT_DIR as DEMO  # noqa: E402
 from cfn_debug.demo import sample_events_dir  # noqa: E402
-from cfn_debug.endpoint import EmbeddedEndpoint  # noqa: E402
+from cfn_debug.endpoint.server import EmbeddedEndpoint  # noqa: E402
 from cfn_debug.endpoint.template import load_functions  # noqa: E402
 from support.rie import RIE_FUNCTION, find_rie_binary, start_rie  # noqa: E402
 

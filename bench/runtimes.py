@@ -42,7 +42,7 @@ WARM_TARGET = 1.2
 #: The runtimes the 1.2x warm target is for (DESIGN.md section 7): Java starts a JVM per invoke.
 TARGETED = ("node", "provided")
 
-from cfn_debug.endpoint import EmbeddedEndpoint  # noqa: E402
+from cfn_debug.endpoint.server import EmbeddedEndpoint  # noqa: E402
 
 TEMPLATE = """\
 AWSTemplateFormatVersion: "2010-09-09"

@@ -173,8 +173,11 @@ def layer_of(module: str) -> int | None:
     return None if best is None else best[0]
 
 
-def main() -> None:
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "tui"
+def graphs(
+    root: Path,
+) -> tuple[dict[str, Path], dict[str, set[str]], dict[str, set[str]], list[str]]:
+    """(modules, run-time import graph, graph counting imports inside functions, imports running
+    back up a layer) of the package under ``root``."""
     found = dict(modules(root))
     known = set(found)
     runtime: dict[str, set[str]] = {name: set() for name in found}
@@ -184,21 +187,28 @@ def main() -> None:
         for target, kind in imports(name, path, known):
             if kind == "typing":
                 continue
-            every[name].add(target)
+            # importing a.b.c runs the __init__ of a.b first: an edge to it as well
+            reached = {target}
+            parent = target.rpartition(".")[0]
+            while parent and parent != "cfn_debug":
+                if parent in known and parent != name and not name.startswith(parent + "."):
+                    reached.add(parent)
+                parent = parent.rpartition(".")[0]
+            every[name] |= reached
             if kind == "runtime":
-                runtime[name].add(target)
-                # importing a.b.c runs the __init__ of a.b first: an edge to it as well
-                parent = target.rpartition(".")[0]
-                while parent and parent != "cfn_debug":
-                    if parent in known and parent != name and not name.startswith(parent + "."):
-                        runtime[name].add(parent)
-                    parent = parent.rpartition(".")[0]
+                runtime[name] |= reached
             # a package's __init__ and its own modules are one room
             if target.startswith(name + ".") or name.startswith(target + "."):
                 continue
             mine, theirs = layer_of(name), layer_of(target)
             if mine is not None and theirs is not None and theirs < mine:
                 back.append(f"{name} -> {target} ({kind})")
+    return found, runtime, every, back
+
+
+def main() -> None:
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "tui"
+    found, runtime, every, back = graphs(root)
     run_cycles = cycles(runtime)
     all_cycles = cycles(every)
     deferred = sum(deferred_count(path) for path in found.values())

@@ -2,7 +2,8 @@
 before its App starts (the ui command's module, the App) loads none of the modules its lazy
 imports keep for after the first frame (each such import is commented where it
 sits: the workspace, the chain and watch mode, the journal, the exporter, the schema checks, the
-scenarios, the rule catalogue, the JSON editor's TextArea)."""
+scenarios, the rule catalogue, the JSON editor's TextArea, the event parser and the redaction
+patterns)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ LATER = (
     "cfn_debug.schema",
     "cfn_debug.scenarios",
     "cfn_debug.contract",
+    "cfn_debug.events",
+    "cfn_debug.text.redact",
     "cfn_debug.aws.session",
     "textual.widgets._text_area",
 )

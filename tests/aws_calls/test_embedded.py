@@ -116,7 +116,7 @@ def test_a_handler_without_aws_calls_has_none(workspace: Workspace, tmp_path: Pa
 
 
 def test_a_call_made_while_the_handler_module_is_imported_is_kept(moto_url: str) -> None:
-    from cfn_debug.endpoint import EmbeddedEndpoint
+    from cfn_debug.endpoint.server import EmbeddedEndpoint
 
     with EmbeddedEndpoint(PROJECT, env_vars=env_vars(moto_url)) as endpoint:
         pool = endpoint.pool("ImportCall")

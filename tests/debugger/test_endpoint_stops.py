@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.debugchannel import DebugEvent, DebugSession
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 
 STOPPER = Path(__file__).parent / "projects" / "stopper"
 HOLD_S = 3.0  # longer than the template's Timeout: 2

@@ -13,7 +13,7 @@ import pytest
 from botocore import UNSIGNED
 from botocore.config import Config
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 
 PROJECTS = Path(__file__).parent / "projects"
 BASIC = PROJECTS / "basic"

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from cfn_debug.demo import PROJECT_DIR, sample_events_dir
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.events import Shape, convert, load_event
 
 from .conftest import invoke_path, lambda_client

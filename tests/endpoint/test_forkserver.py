@@ -17,9 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint, worker_main
+from cfn_debug.endpoint import worker_main
 from cfn_debug.endpoint.forkserver import DISABLE_ENV
 from cfn_debug.endpoint.pool import FunctionPool, function_arn, lambda_environment
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.endpoint.template import load_functions
 from cfn_debug.endpoint.worker import Invocation
 from endpoint.conftest import BOOTSTRAPS, PROJECTS, invoke_path

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from cfn_debug.endpoint import EmbeddedEndpoint, http_server
+from cfn_debug.endpoint import http_server
 from cfn_debug.endpoint.http_fast import Declined, parse_head, response_bytes
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 
 from .conftest import BASIC, invoke_path, lambda_client
 

@@ -14,8 +14,8 @@ import httpx
 import pytest
 from botocore.exceptions import ClientError
 
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.logs import HEAD_LINES, TAIL_LINES
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 
 from .conftest import BASIC, HOST_SECRET, invoke_path, lambda_client
 

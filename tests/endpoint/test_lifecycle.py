@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.errors import EndpointError
 
 from .conftest import BASIC, BOOTSTRAPS, invoke_path

@@ -19,8 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.pyenv import EnvProgress, interpreter_for, unsatisfied
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.errors import EndpointError
 from support.ports import free_port as _free_port
 

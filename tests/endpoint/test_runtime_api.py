@@ -162,7 +162,7 @@ def test_output_interest_off_leaves_the_pipe_alone_but_not_its_end() -> None:
 def test_a_running_handlers_lines_do_not_wake_the_endpoint_one_by_one() -> None:
     """Twenty lines written 10 ms apart by a running handler: all of them are the invocation's,
     in order, but the worker's I/O thread is not woken for each (it was: 20 wake-ups)."""
-    from cfn_debug.endpoint import EmbeddedEndpoint
+    from cfn_debug.endpoint.server import EmbeddedEndpoint
 
     with EmbeddedEndpoint(BASIC) as endpoint:
         url = endpoint.url + invoke_path("Chatty")
@@ -192,7 +192,7 @@ def test_a_warm_invoke_is_handed_over_and_answered_without_the_io_thread() -> No
     """Once the runtime waits for work, its connection is lent to the invocations' threads: a
     warm invoke's GET /next and POST answer are read by the invocation's own thread, so the
     worker's I/O thread handles none of their requests (it handled two per invoke before)."""
-    from cfn_debug.endpoint import EmbeddedEndpoint
+    from cfn_debug.endpoint.server import EmbeddedEndpoint
 
     with EmbeddedEndpoint(BASIC) as endpoint:
         url = endpoint.url + invoke_path("Echo")

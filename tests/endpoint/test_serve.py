@@ -136,7 +136,7 @@ def test_the_answer_does_not_wait_for_the_log_lines_and_none_is_lost() -> None:
     has arrived) never holds up the answer, and every line still comes, in order."""
     import threading
 
-    from cfn_debug.endpoint import EmbeddedEndpoint
+    from cfn_debug.endpoint.server import EmbeddedEndpoint
 
     answered = threading.Event()
     batches: list[list[str]] = []

@@ -7,7 +7,7 @@ import json
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from support.rie import RIE_FUNCTION, find_rie_binary, start_rie
 
 from .conftest import BASIC, PROJECTS, invoke_path

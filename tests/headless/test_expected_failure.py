@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 from cfn_debug.chain import ChainOptions
+from cfn_debug.contract.expectations import expected_failure
 from cfn_debug.events import EventSpec
-from cfn_debug.expectations import expected_failure
 from cfn_debug.records import RunEnded, RunRecord
 from cfn_debug.workspace import Workspace
 

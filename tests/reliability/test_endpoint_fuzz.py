@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 
 BASIC = Path(__file__).resolve().parents[1] / "endpoint" / "projects" / "basic"
 ECHO = "/2015-03-31/functions/Echo/invocations"

@@ -23,7 +23,7 @@ from botocore import UNSIGNED
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 
 BASIC = Path(__file__).resolve().parents[1] / "endpoint" / "projects" / "basic"
 INVOKE = "/2015-03-31/functions/Echo/invocations"

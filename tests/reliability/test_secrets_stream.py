@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.logs import LogBuffer
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.text.redact import REDACTED, redact_text
 from cfn_debug.text.redact_stream import StreamRedactor
 

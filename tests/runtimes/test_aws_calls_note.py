@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from cfn_debug.app.render import Palette, aws_calls_renderable
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.runtimes.node import NodeRuntime
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.export.html import write_html
 from cfn_debug.export.markdown import write_markdown
 from cfn_debug.export.masking import Masker

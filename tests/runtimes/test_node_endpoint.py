@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.proctree import members
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.errors import EndpointError
 from reliability.support import alive, child_env, stop, wait_for
 from support.ports import free_port

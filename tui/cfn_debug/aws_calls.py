@@ -8,10 +8,14 @@ traceback (or crash) ends with: the AWS error that made the step fail.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+from cfn_debug.text.redact import redact, redact_text
+from cfn_debug.text.tracebacks import last_traceback
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,6 @@ def raised_call(calls: Sequence[AwsCall]) -> AwsCall | None:
 def redact_call_dicts(calls: Iterable[dict[str, Any]], values: Sequence[str] = ()) -> list[Any]:
     """Call records with credentials redacted: by key and pattern (redact.redact) and by value
     (the credentials the request carried, wherever a parameter or message quotes them)."""
-    from cfn_debug.text.redact import redact, redact_text
 
     def by_value(value: Any) -> Any:
         if isinstance(value, str):
@@ -184,8 +187,6 @@ def step_calls(
     cleaned = calls_from_dicts(redact_call_dicts((call.to_dict() for call in calls), values))
     error_text = crash
     if not error_text:
-        from cfn_debug.text.tracebacks import last_traceback
-
         found = last_traceback(logs)
         error_text = found.exception if found is not None else None
     return mark_raised(cleaned, error_text)
@@ -223,8 +224,6 @@ def error_text(call: AwsCall) -> str:
 
 def params_text(call: AwsCall, limit: int = 300) -> str:
     """The parameters as compact JSON, cut at ``limit`` characters."""
-    import json
-
     text = json.dumps(call.params, ensure_ascii=False, separators=(",", ":"), default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

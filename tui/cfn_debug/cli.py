@@ -16,6 +16,7 @@ from typing import NamedTuple, NoReturn
 
 from cfn_debug import __version__
 from cfn_debug.errors import CfnDebugError, ExitCode
+from cfn_debug.options import apply_demo
 
 
 class Command(NamedTuple):
@@ -79,14 +80,20 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+def _one_line(text: str) -> str:
+    """An error's text on one safe line (crash.one_line)."""
+    # lazy: redaction and terminal safety (~40 ms of imports) load only for an error's line
+    from cfn_debug.crash import one_line
+
+    return one_line(text)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with its error line made safe: it quotes unrecognized arguments as given, and an
     argument may carry escape sequences (a file name from a script, say)."""
 
     def error(self, message: str) -> NoReturn:
-        from cfn_debug.crash import one_line  # start-up: only on a usage error
-
-        super().error(one_line(message))
+        super().error(_one_line(message))
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -118,28 +125,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         first = args_list[0] if args_list else ""
         if first and not first.startswith("-") and not os.path.isdir(first):
-            from cfn_debug.crash import one_line
-
             # a mistyped command must not open the full-screen dashboard
             print(
-                f"cfn-debug: error: unknown command {one_line(first)!r} (expected one of "
+                f"cfn-debug: error: unknown command {_one_line(first)!r} (expected one of "
                 f"{', '.join(COMMANDS)}, or a PROJECT_DIR that exists); see cfn-debug --help",
                 file=sys.stderr,
             )
             return ExitCode.ERROR
         args_list.insert(0, "ui")
     args = build_parser(only=args_list[0]).parse_args(args_list)
-    from cfn_debug.options import apply_demo
-
     apply_demo(args)
     try:
         return _resolve(COMMANDS[args.command])(args)
     except CfnDebugError as error:
-        from cfn_debug.crash import one_line
-
         # One line, whatever the error quotes (a file name, a handler's text): no escape
         # sequence reaches the terminal and no markup is interpreted (this is print, not Rich).
-        print(f"cfn-debug: error: {one_line(str(error))}", file=sys.stderr)
+        print(f"cfn-debug: error: {_one_line(str(error))}", file=sys.stderr)
         return ExitCode.ERROR
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
@@ -150,6 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.OK
     except Exception as error:  # a bug in cfn-debug: exit 2 (never 1), one line, a crash report
+        # lazy: crash reports (redaction, ~40 ms of imports) load only when cfn-debug has a bug
         from cfn_debug.crash import crash_message, write_crash_report
 
         print(crash_message(error, write_crash_report(error, args_list)), file=sys.stderr)

@@ -7,8 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug.debugger.options import DebugOptions
 from cfn_debug.errors import CfnDebugError, ProjectError
+from cfn_debug.invoke.aws import AwsInvoker
 from cfn_debug.invoke.base import Invoker
+from cfn_debug.invoke.local import LocalInvoker
 from cfn_debug.project import Project
+from cfn_debug.pylib.shape import find_library
 
 if TYPE_CHECKING:
     from cfn_debug.endpoint.pyenv import ProgressCallback
@@ -20,8 +23,6 @@ DEBUGGING_READ_TIMEOUT_S = 86_400.0
 def handler_library(project: Project, embedded: Any) -> Any:
     """The handler's cloudformation-cli-python-lib when its request shape differs from the one
     cfn-debug builds (an old version: pylib.shape), else None."""
-    from cfn_debug.pylib.shape import find_library
-
     code_dirs = sorted({spec.code_dir for spec in project.functions.values()})
     shape = find_library(getattr(embedded, "python", None), code_dirs)
     return shape if shape is not None and shape.needs_fitting() else None
@@ -57,8 +58,10 @@ def connect(
                 "resources (or give --endpoint)",
                 path=project.root,
             )
-        from cfn_debug.endpoint import EmbeddedEndpoint
-        from cfn_debug.invoke.local import LocalInvoker
+
+        # lazy: the endpoint's HTTP server, pool and workers (~100 ms of imports) load only when
+        # an embedded endpoint starts, not for `scenario list`, `schema` or --endpoint URL
+        from cfn_debug.endpoint.server import EmbeddedEndpoint
 
         debug = debug or DebugOptions()
         embedded = EmbeddedEndpoint(
@@ -98,7 +101,6 @@ def connect(
                 "one in the profile (or give the function's ARN)",
                 field="--region",
             )
-        from cfn_debug.invoke.aws import AwsInvoker
 
         invoker_aws = AwsInvoker(region, profile)
         return invoker_aws, invoker_aws.label, None
@@ -107,7 +109,6 @@ def connect(
             f"expected a URL such as http://127.0.0.1:3001, or 'aws', got {endpoint!r}",
             field="--endpoint",
         )
-    from cfn_debug.invoke.local import LocalInvoker
 
     local = LocalInvoker(endpoint)
     return local, local.label, None
@@ -118,6 +119,7 @@ def _known_region(function_name: str, profile: str | None) -> bool:
     function's ARN names one, or the environment or the profile does."""
     if function_name.startswith("arn:") and len(function_name.split(":")) > 3:
         return bool(function_name.split(":")[3])
+    # lazy: boto3 (~0.3 s of imports) only for --endpoint aws without --region
     import boto3
     from botocore.exceptions import BotoCoreError
 

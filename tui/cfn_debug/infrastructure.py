@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfn_debug.pylib.refusal import library_refusal
 from cfn_debug.records import InvokeResult, OutcomeKind
+from cfn_debug.text.tracebacks import last_traceback
 
 #: errorType values of a function the runtime could not load.
 NOT_LOADED = frozenset(
@@ -75,7 +77,6 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         )
     if result.kind is not OutcomeKind.PROGRESS or not isinstance(progress, dict):
         return None
-    from cfn_debug.pylib.refusal import library_refusal
 
     refused = library_refusal(progress, result.logs)
     if refused is not None:
@@ -98,7 +99,6 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         return None
     if message not in _LIBRARY_EXCEPTION_MESSAGES:
         return None
-    from cfn_debug.text.tracebacks import last_traceback
 
     found = last_traceback(result.logs)
     if found is None:

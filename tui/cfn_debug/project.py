@@ -13,11 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.aws.placeholders import read_json_filled
+from cfn_debug.endpoint.template import load_functions
 from cfn_debug.errors import CfnDebugError, EventError, ProjectError
 from cfn_debug.events import EventSpec, event_from_model, load_event
 from cfn_debug.filesafe import read_json, read_text
+from cfn_debug.hooks.lambda_hooks import find_lambda_hook
+from cfn_debug.hooks.project import find_hook_events, hook_schema_of, is_hook_project
 from cfn_debug.locations import DEMO_DIR
 from cfn_debug.records import Action
+from cfn_debug.schema import identifier_model, split_pointer
 
 if TYPE_CHECKING:
     from cfn_debug.aws.placeholders import Exports
@@ -218,7 +223,6 @@ class InputsChain:
         """The created resource's identifier and createOnly values, where the update file
         leaves them out or writes them as the create's file did (before a unique suffix)."""
         carried: dict[str, Any] = {}
-        from cfn_debug.schema import split_pointer
 
         pointers = [*self.schema.create_only, *self.schema.primary_identifier]
         names = {t[0] for t in map(split_pointer, pointers) if len(t) == 1}
@@ -243,7 +247,6 @@ class InputsChain:
         if identifier is None:
             return event
         # start-up: cfn_debug.schema loads jsonschema, which `serve` (a project reader) never needs
-        from cfn_debug.schema import identifier_model
 
         return event_from_model(
             {**desired, **carried, **identifier_model(identifier)},
@@ -307,7 +310,6 @@ def with_creates(
 
 
 def _filled(path: Path, exports: Exports | None) -> Any:
-    from cfn_debug.aws.placeholders import read_json_filled
 
     return read_json_filled(path, exports)[0]
 
@@ -339,7 +341,6 @@ def _load_functions(root: Path) -> tuple[dict[str, FunctionSpec], ProjectError |
     matters when the embedded endpoint has to serve them."""
     if not is_project_dir(root):
         return {}, None
-    from cfn_debug.endpoint.template import load_functions
 
     try:
         return load_functions(root), None
@@ -377,8 +378,6 @@ def discover_project(
         schema = find_schema(root, type_name)
     hook_kind, lambda_hook = _hook_kind(root, settings, schema)
     if hook_kind is not None:
-        from cfn_debug.hooks.project import find_hook_events, hook_schema_of
-
         hook_schema = hook_schema_of(schema, lambda_hook)
         events, errors = find_hook_events(root, hook_schema, exports)  # type: ignore[assignment]
     else:
@@ -402,13 +401,10 @@ def discover_project(
 def _hook_kind(root: Path, settings: dict[str, Any], schema: Path | None) -> tuple[str | None, Any]:
     """("hook", None) for a hook project, ("lambda-hook", its LambdaHook) for a Lambda Hook,
     (None, None) for a resource type (cfn_debug.hooks)."""
-    from cfn_debug.hooks.project import is_hook_project
-
     if is_hook_project(settings, schema):
         return "hook", None
     if settings.get("artifact_type"):
         return None, None
-    from cfn_debug.hooks.lambda_hooks import find_lambda_hook
 
     found = find_lambda_hook(root)
     return ("lambda-hook", found) if found is not None else (None, None)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def chain_options(args: argparse.Namespace) -> ChainOptions:
     """--max-reinvoke and --max-delay, checked (exit 2 on a negative value) before anything runs."""
-    from cfn_debug.chain import ChainOptions
+    from cfn_debug.chain import ChainOptions  # lazy: as in open_workspace below
 
     if args.max_reinvoke < 0:
         raise CfnDebugError("expected a number of re-invocations >= 0", field="--max-reinvoke")
@@ -39,15 +39,17 @@ def open_workspace(
     ``console`` (Rich) shows the local AWS starting and the setup stack's progress, and the
     launch.json entry when ``debug`` asks for --debug-port.
     """
+    # lazy: the engine (workspace, boto3's session, the endpoint's environment builder) loads
+    # only when a command opens a workspace; `scenario list` and usage errors never pay for it
+    from cfn_debug.aws.progress import SetupProgressPrinter
     from cfn_debug.aws.session import AwsOptions
+    from cfn_debug.debugger.launch import launch_text
     from cfn_debug.env_progress import console_env_progress
     from cfn_debug.workspace import Workspace
 
     aws = AwsOptions.from_args(args)
     progress = None
     if console is not None:
-        from cfn_debug.aws.progress import SetupProgressPrinter
-
         progress = SetupProgressPrinter(console)
     with console_env_progress() as env_progress:
         workspace = Workspace.open(
@@ -66,8 +68,6 @@ def open_workspace(
             type_configuration=getattr(args, "type_configuration", None),
         )
     if debug is not None and debug.port is not None and workspace.embedded is not None:
-        from cfn_debug.debugger.launch import launch_text
-
         dirs = [spec.code_dir for spec in workspace.embedded.functions.values()]
         text = launch_text(debug.port, dirs)
         if console is not None:

@@ -3,15 +3,22 @@ an invoker (the embedded endpoint, a local endpoint URL, or AWS), and chains run
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.aws.placeholders import PlaceholderError
+from cfn_debug.aws.target import AwsTarget
 from cfn_debug.chain import ChainControl, ChainOptions, run_chain
 from cfn_debug.connect import connect, handler_library
+from cfn_debug.contract.expectations import expected_failure, with_expectation
 from cfn_debug.debugger.options import DebugOptions
+from cfn_debug.debugger.replay import marked, replay_event, replay_target
 from cfn_debug.demo import TYPE_NAME as DEMO_TYPE_NAME
+from cfn_debug.endpoint.runtimes import endpoint_url_note
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import (
     EventSpec,
@@ -21,9 +28,14 @@ from cfn_debug.events import (
     resolve_credentials,
     shape_for_handler,
 )
+from cfn_debug.hooks.schema import load_hook_schema
+from cfn_debug.hooks.workspace import HookWorkspace
 from cfn_debug.invoke.base import Invoker
-from cfn_debug.project import Project, discover_project
-from cfn_debug.records import Action, ChainEvent, RunRecord, Step
+from cfn_debug.project import InputsChain, Project, discover_project
+from cfn_debug.readback import with_read_back
+from cfn_debug.records import Action, ChainEvent, RunEnded, RunRecord, Step
+from cfn_debug.schema import load_schema
+from cfn_debug.schema.models_check import project_model_notices
 
 if TYPE_CHECKING:
     from cfn_debug.aws.session import AwsOptions, AwsSession, Progress
@@ -69,7 +81,6 @@ class Workspace:
         self.aws = aws  # which AWS the handlers talk to (and the local AWS this one started)
         #: Events sent as written (see ``pin``), by identity: an EventSpec is not hashable.
         self._pinned: weakref.WeakValueDictionary[int, EventSpec] = weakref.WeakValueDictionary()
-        from cfn_debug.project import InputsChain
 
         #: `cfn test`'s order for inputs/: an inputs_N_update updates what inputs_N_create made
         #: in this workspace (every path: `run`, `--watch`, the dashboard)
@@ -87,13 +98,9 @@ class Workspace:
 
     def describe_aws(self) -> str:
         """One line saying which AWS the handlers talk to (the dashboard's header shows it)."""
-        from cfn_debug.aws.target import AwsTarget
-
         target = self.aws_target or AwsTarget("none")
         line = target.describe()
         if self.embedded is not None and target.kind in ("local", "endpoint"):
-            from cfn_debug.endpoint.runtimes import endpoint_url_note
-
             note = endpoint_url_note(self.embedded.runtimes.values())
             if note:
                 line += f"; {note}"
@@ -132,6 +139,8 @@ class Workspace:
         the embedded endpoint's workers stop in a debugger (pdb's front-end, --debug-port,
         --break-at); without it a breakpoint() in a handler is skipped with a notice.
         """
+        # lazy: boto3's session and the local AWS's launcher (~50 ms) load only when a
+        # workspace opens, not for the commands that only read a project
         from cfn_debug.aws.session import launch_local, open_aws
 
         local = launch_local(aws)  # moto starts while the project is read
@@ -139,8 +148,6 @@ class Workspace:
             project = discover_project(project_dir, schema_path=schema_path)
             hook = None
             if project.hook_kind is not None:  # a hook: its own schema and settings
-                from cfn_debug.hooks.workspace import HookWorkspace
-
                 hook = HookWorkspace.for_project(project, type_configuration)
             schema = _load_schema(project.schema_path) if hook is None else None
             policy = None
@@ -211,7 +218,6 @@ class Workspace:
         match the schema (see models_check)."""
         if self.hook is not None:
             return [self.hook.describe(), *self.hook.notices]
-        from cfn_debug.schema.models_check import project_model_notices
 
         return project_model_notices(self.project, self.schema)
 
@@ -223,8 +229,6 @@ class Workspace:
         if self.hook is None:
             self.schema = _load_schema(fresh.schema_path)
         elif fresh.lambda_hook is None and fresh.schema_path is not None:
-            from cfn_debug.hooks.schema import load_hook_schema
-
             self.hook.schema = load_hook_schema(fresh.schema_path)
         fresh.functions = self.project.functions
         self.project = fresh
@@ -311,8 +315,6 @@ class Workspace:
             return event
         if self.current_model is None:
             return event
-        import copy
-        import dataclasses
 
         desired = copy.deepcopy(self.current_model)
         return dataclasses.replace(event, normalized=dataclasses.replace(norm, desired=desired))
@@ -362,8 +364,6 @@ class Workspace:
         self, stream: AsyncIterator[ChainEvent], event: EventSpec
     ) -> AsyncIterator[ChainEvent]:
         """``stream``, with a SUCCESS of an inputs_N_create kept for its inputs_N_update."""
-        from cfn_debug.records import RunEnded
-
         try:
             async for chain_event in stream:
                 if isinstance(chain_event, RunEnded):
@@ -406,14 +406,12 @@ class Workspace:
             endpoint_label=self.endpoint_label,
             defaults=self.defaults,
         )
-        from cfn_debug.expectations import expected_failure, with_expectation
 
         expected = expected_failure(event)
         if expected is not None:  # inputs_N_invalid: FAILED InvalidRequest is its pass
             stream = with_expectation(stream, expected)
         if not options.read_back or event.action not in (Action.CREATE, Action.UPDATE):
             return stream
-        from cfn_debug.readback import with_read_back
 
         return with_read_back(
             stream,
@@ -431,8 +429,6 @@ class Workspace:
     ) -> AsyncIterator[ChainEvent]:
         """``step`` of ``run`` sent again, exactly, once, to a worker whose pdb stops at the
         handler's entry or (a failed step) at its raising line: see cfn_debug.debugger.replay."""
-        from cfn_debug.debugger.replay import marked, replay_event, replay_target
-
         embedded = self.embedded
         spec = embedded.functions.get(step.function_name) if embedded is not None else None
         if embedded is None or spec is None:
@@ -500,8 +496,6 @@ async def _disarmed(stream: AsyncIterator[ChainEvent], embedded: Any) -> AsyncIt
 
 def _with_exports(project: Project, schema_path: Path | None, exports: Any) -> Project:
     """The project with its placeholders filled: read again only when a file had one."""
-    from cfn_debug.aws.placeholders import PlaceholderError
-
     if any(isinstance(error, PlaceholderError) for error in project.event_errors):
         return discover_project(project.root, schema_path=schema_path, exports=exports)
     project.exports = exports
@@ -511,6 +505,5 @@ def _with_exports(project: Project, schema_path: Path | None, exports: Any) -> P
 def _load_schema(path: Path | None) -> ResourceSchema | None:
     if path is None:
         return None
-    from cfn_debug.schema import load_schema
 
     return load_schema(path)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.runtimes import builds
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.errors import EndpointError
 
 from .conftest import GO_NOTE, needs_go

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.errors import EndpointError
 
 from .conftest import JAVA_NOTE, needs_jdk

@@ -27,7 +27,6 @@ from cfn_debug.app.actions import ACTIONS, TABS, bindings, is_app_level
 from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import AppConfig
 from cfn_debug.app.live import LiveSession
-from cfn_debug.app.masking import known_secrets, scrub_secrets
 from cfn_debug.app.messages import (
     ExportFinished,
     JournalStopped,
@@ -45,13 +44,23 @@ from cfn_debug.app.widgets.debugger_panel import DebuggerEvent, DebuggerPanel
 from cfn_debug.app.widgets.run_status import Prompt
 from cfn_debug.locations import screenshot_dir
 from cfn_debug.records import Action
-from cfn_debug.text.redact import redact_text
 from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from cfn_debug.journal.session import Journal
 
 __all__ = ["CfnDebugApp", "contract_sentence", "open_workspace"]
+
+
+def _masking() -> ModuleType:
+    """``cfn_debug.app.masking``: credentials kept out of a screenshot or an error shown."""
+    # lazy: the redaction patterns load with the first screenshot or error, not before the
+    # first frame
+    from cfn_debug.app import masking
+
+    return masking
 
 
 def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
@@ -235,7 +244,8 @@ class CfnDebugApp(App[int]):
         return True
 
     def _show_ui_error(self, error: Exception, now: float) -> None:
-        text = redact_text(f"{type(error).__name__}: {error}")
+        masking = _masking()
+        text = masking.redact_text(f"{type(error).__name__}: {error}")
         self.ui_errors = [*self.ui_errors[-20:], (now, text)]
         where = ""
         log = self.live.log.errors_path
@@ -243,7 +253,9 @@ class CfnDebugApp(App[int]):
             try:
                 log.parent.mkdir(parents=True, exist_ok=True)
                 with log.open("a", encoding="utf-8") as out:
-                    out.write(redact_text("".join(traceback.format_exception(error))) + "\n")
+                    out.write(
+                        masking.redact_text("".join(traceback.format_exception(error))) + "\n"
+                    )
                 where = f" The traceback is in {log}."
             except OSError:
                 where = ""
@@ -315,7 +327,9 @@ class CfnDebugApp(App[int]):
         --screenshot-dir): never into the project."""
         folder = self.config.screenshot_dir or screenshot_dir()
         target = folder / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
-        svg = scrub_secrets(self.export_screenshot(title="cfn-debug"), self._known_secrets())
+        masking = _masking()
+        secrets = masking.known_secrets(self._secret_sources())
+        svg = masking.scrub_secrets(self.export_screenshot(title="cfn-debug"), secrets)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             target.write_text(svg, encoding="utf-8")
@@ -327,12 +341,12 @@ class CfnDebugApp(App[int]):
         self.last_screenshot = target
         self.notify(printable(f"Saved {target}"), markup=False)
 
-    def _known_secrets(self) -> set[str]:
-        """Every credential value the session carries (events, profile): none may be drawn."""
+    def _secret_sources(self) -> list[Any]:
+        """What carries the session's credential values (events, profile): none may be drawn."""
         sources: list[Any] = [event.data for event in self.main.events]
         if self.workspace is not None:
             sources.append(getattr(self.workspace.defaults, "credentials", None))
-        return known_secrets(sources)
+        return sources
 
     # --- the command palette ----------------------------------------------------------------
 

@@ -1,6 +1,7 @@
-"""The event editor's work besides its screen: validating an edit (the engine's event rules,
-then the schema's for the event's action), applying it, and reading the file again after
-$EDITOR."""
+"""The editors' work: validating an edited event (the engine's event rules, then the schema's
+for the event's action), applying it, reading the file again after $EDITOR; with what the main
+screen opens an editor with (``JsonEditor``, ``redact`` for what it shows, ``context_problems``
+for a callbackContext). The main screen loads this module with the first edit."""
 
 from __future__ import annotations
 
@@ -9,9 +10,21 @@ import shlex
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.app.editing import restore_redacted
+from cfn_debug.app.editing import context_problems, restore_redacted
+from cfn_debug.app.screens.json_editor import JsonEditor
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import load_event, parse_event
+from cfn_debug.text.redact import redact
+
+__all__ = [
+    "JsonEditor",
+    "apply_edit",
+    "context_problems",
+    "event_problems",
+    "redact",
+    "reload",
+    "run_editor",
+]
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -1,5 +1,5 @@
 """Credentials never reach a screenshot: every credential value the session carries is masked in
-the SVG, as exports mask them."""
+the SVG, as exports mask them; an error shown or logged goes through ``redact_text``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from cfn_debug.text.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS, redact_text
+
+__all__ = ["known_secrets", "redact_text", "scrub_secrets"]
 
 
 def known_secrets(sources: Iterable[Any]) -> set[str]:

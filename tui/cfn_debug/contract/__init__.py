@@ -12,7 +12,9 @@ from typing import Any
 from cfn_debug.contract.chain_checks import CHAIN_CHECKS, ChainContext
 from cfn_debug.contract.checks import STEP_CHECKS, unknown_fields
 from cfn_debug.contract.context import StepContext
+from cfn_debug.contract.expectations import EXPECTATION_CHECKS
 from cfn_debug.contract.model_checks import without_echoes
+from cfn_debug.contract.read_back import READ_BACK_CHECKS
 from cfn_debug.contract.rule import CHAIN, STEP, Rule
 from cfn_debug.contract.rules import CATALOGUE, rule
 from cfn_debug.records import Action, EndReason, Finding, Level, Step
@@ -74,8 +76,6 @@ def check_chain(
 def explain(rule_id: str) -> str:
     """How cfn-debug reads the contract for this rule: its check's docstring."""
     rule(rule_id)
-    from cfn_debug.contract.read_back import READ_BACK_CHECKS
-    from cfn_debug.expectations import EXPECTATION_CHECKS
 
     check: Any = (
         STEP_CHECKS.get(rule_id)

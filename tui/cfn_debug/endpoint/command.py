@@ -9,10 +9,15 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from cfn_debug.aws.session import AwsOptions, open_aws
+from cfn_debug.aws.setup_stack import SetupProgress
+from cfn_debug.debugger.launch import launch_text
+from cfn_debug.debugger.options import debug_options
 from cfn_debug.endpoint.runtimes import endpoint_url_note
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.env_progress import console_env_progress
-from cfn_debug.errors import EndpointError, ExitCode
+from cfn_debug.errors import CfnDebugError, EndpointError, ExitCode
 from cfn_debug.locations import DEMO_DIR
 from cfn_debug.options import (
     add_aws_options,
@@ -21,7 +26,9 @@ from cfn_debug.options import (
     add_python_option,
     port_number,
 )
-from cfn_debug.project import is_project_dir
+from cfn_debug.project import discover_project, is_project_dir
+from cfn_debug.schema import load_schema
+from cfn_debug.schema.models_check import project_model_notices
 from cfn_debug.text.terminal import printable
 
 
@@ -61,12 +68,6 @@ def project_to_serve(project_dir: str | None, cwd: Path | None = None) -> Path:
 def _model_notices(project: Path) -> list[str]:
     """A handler's models.py out of date with the schema (models_check), else nothing; a
     project whose schema cannot be read gets no notice here (serving does not need it)."""
-    from cfn_debug.errors import CfnDebugError
-    from cfn_debug.project import discover_project
-    from cfn_debug.schema import load_schema
-    from cfn_debug.schema.models_check import project_model_notices
-    from cfn_debug.text.terminal import printable
-
     try:
         found = discover_project(project)
         schema = load_schema(found.schema_path) if found.schema_path is not None else None
@@ -95,7 +96,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int:
-    from cfn_debug.endpoint.server import EmbeddedEndpoint
 
     stream = out or sys.stdout
     err = sys.stderr if out is None else out
@@ -116,8 +116,6 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
     env_vars_path = getattr(args, "env_vars", None)
     aws = _open_aws(args, project, load_env_vars(env_vars_path), emit)
     try:
-        from cfn_debug.debugger.options import debug_options
-
         debug = debug_options(args, terminal=True)  # pdb on serve's own terminal, if it has one
         endpoint = EmbeddedEndpoint(
             project,
@@ -171,8 +169,6 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
             aws_line += f"; {note}"
         emit(printable(aws_line))
         if debug.port is not None:
-            from cfn_debug.debugger.launch import launch_text
-
             dirs = [spec.code_dir for spec in endpoint.functions.values()]
             emit(launch_text(debug.port, dirs))
         _emit_exports(aws, emit)
@@ -195,9 +191,6 @@ def serve_command(args: argparse.Namespace, *, out: TextIO | None = None) -> int
 def _open_aws(args: argparse.Namespace, project: Path, env_vars: Any, emit: Any) -> Any:
     """--local-aws (moto started, setup stack deployed), --aws-endpoint-url or the shell's
     AWS_ENDPOINT_URL: what the workers' environment gets; see cfn_debug.aws.session."""
-    from cfn_debug.aws.session import AwsOptions, open_aws
-    from cfn_debug.aws.setup_stack import SetupProgress
-
     options = AwsOptions.from_args(args)
     options.env_vars_file = None  # loaded above, with serve's own error messages
 
@@ -217,8 +210,6 @@ def _open_aws(args: argparse.Namespace, project: Path, env_vars: Any, emit: Any)
 
 def _emit_exports(aws: Any, emit: Any) -> None:
     """The values {{NAME}} placeholders get: the setup stack's exports and --export's."""
-    from cfn_debug.text.terminal import printable
-
     values = {**(aws.exports.listed or {}), **aws.exports.manual}
     if values:
         emit("Exports for {{NAME}} placeholders:")

@@ -27,6 +27,7 @@ Like worker_main.py, this file imports nothing from cfn_debug (it is loaded by p
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import shlex
@@ -183,7 +184,7 @@ def _skip() -> list[str]:
 
 
 def _make_pdb(channel: Channel) -> Any:
-    import pdb
+    import pdb  # lazy: pdb and its cmd/bdb/code load only in a worker that stops
 
     class ChannelPdb(pdb.Pdb):
         """pdb with its input and output on the channel, its stops timed as not the handler's."""
@@ -395,8 +396,6 @@ def _wrap_handler(name: str) -> None:
     """Import the handler's module now and put a wrapper in place of the handler that decides,
     at each invocation, whether its thread is traced (see _trace_as_needed). A module that does
     not import is left to the runtime, which reports it as it always does."""
-    import importlib
-
     module_name, _, attr = name.rpartition(".")
     if not module_name:
         return
@@ -477,7 +476,7 @@ def _listen(debugpy: Any, port: int) -> bool:
 
 
 def _start_debugpy(port: int, handler: str | None = None) -> None:
-    try:
+    try:  # lazy: the handler's debugpy, else cfn-debug's own (DEBUGPY_PATH_ENV), for --debug-port
         import debugpy
     except ImportError:
         extra = os.environ.get(DEBUGPY_PATH_ENV)
@@ -524,7 +523,7 @@ def install(
     # reads it); --debug-port and --break-at work either way.
     if not env.get("PYTHONBREAKPOINT"):
         sys.breakpointhook = breakpoint_hook
-        try:
+        try:  # lazy: pdb (cmd, bdb, code) only in a worker whose breakpoints cfn-debug handles
             import pdb
         except ImportError:
             pdb = None  # type: ignore[assignment]

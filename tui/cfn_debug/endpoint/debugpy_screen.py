@@ -74,7 +74,7 @@ def screened(handler: Callable[[socket.socket], Any]) -> Callable[[socket.socket
 def _patch(adapter_dir: str) -> None:
     root = os.path.dirname(os.path.dirname(os.path.abspath(adapter_dir)))
     sys.path.insert(0, root)
-    try:
+    try:  # lazy: debugpy's adapter, found by path, only when --debug-port is given
         from debugpy.common import sockets
     finally:
         del sys.path[0]

@@ -35,8 +35,10 @@ have it installed.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
+import gc
 import importlib
 import io
 import json
@@ -83,7 +85,7 @@ def module_names(names: list[str]) -> list[str]:
     wanted = {_normalise(name[5:]) for name in names if name.startswith("dist:")}
     modules = [name for name in names if not name.startswith("dist:")]
     if wanted:
-        try:
+        try:  # lazy: the handler's Python may predate it (3.10); preloading goes on without
             from importlib.metadata import packages_distributions
 
             provided = packages_distributions()
@@ -132,7 +134,7 @@ def warm_up(loaded: list[str]) -> None:
     kept (each worker builds its own sessions) and nothing is sent anywhere."""
     if "boto3" not in sys.modules:
         return
-    try:
+    try:  # lazy: the handler's boto3, only when its code imported boto3
         import boto3.session
 
         session = boto3.session.Session(
@@ -202,7 +204,7 @@ def become_worker(
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         os.chdir(request["cwd"])
         _fresh_stdio()
-        import random
+        import random  # lazy: in the forked child only (the server's modules are the handler's)
 
         random.seed()
         main_path = os.path.join(HERE, "worker_main.py")
@@ -212,7 +214,7 @@ def become_worker(
         except SystemExit as done:
             code = _exit_code(done)
         except BaseException:
-            import traceback
+            import traceback  # lazy: in the forked child only, when the handler's main crashed
 
             traceback.print_exc()
             code = 1
@@ -236,8 +238,6 @@ def _exit_code(done: SystemExit) -> int:
 
 def _run_atexit(code: int) -> int:
     """What the interpreter does at a normal exit: the atexit handlers, then the code."""
-    import atexit
-
     try:
         atexit._run_exitfuncs()
     except SystemExit as done:
@@ -416,7 +416,6 @@ def main(argv: list[str]) -> int:
             if not server.step(0):
                 return 0
     warm_up(loaded)
-    import gc
 
     gc.collect()
     gc.freeze()  # keep the shared objects' pages shared: the collector never writes to them

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import h11
+
 _REQUEST_LINE = re.compile(rb"(GET|POST) ([\x21-\x7e]+) HTTP/1\.1")
 _HEADER_LINE = re.compile(
     rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ ]*((?:[\x21-\x7e]+(?:[ ]+[\x21-\x7e]+)*)?)[ ]*"
@@ -115,8 +117,6 @@ def _h11_response_bytes(
     status: int, reason: bytes, headers: list[tuple[str, str]], body: bytes
 ) -> bytes:
     """h11's bytes for this response to a plain HTTP/1.1 GET (its errors raised as they are)."""
-    import h11
-
     conn = h11.Connection(h11.SERVER)
     conn.receive_data(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     conn.next_event()

@@ -476,7 +476,7 @@ SIGNAL_NAMES = {
 def debugpy_path() -> str:
     """The directory cfn-debug's own debugpy is imported from (a worker whose interpreter has
     none imports it from there); EndpointError when it is not installed."""
-    try:
+    try:  # lazy: debugpy (optional) only for --debug-port
         import debugpy
     except ImportError:
         raise EndpointError(

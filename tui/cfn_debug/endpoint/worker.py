@@ -11,6 +11,7 @@ invocation's own record (how it ended, its log lines) is invocation.py's.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -178,13 +179,11 @@ class Worker:
         if stdout is None:
             return
         try:
-            import fcntl
-
             fd = stdout.fileno()
             with contextlib.suppress(OSError):
                 fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
             self._pipe_bytes = int(fcntl.fcntl(fd, F_GETPIPE_SZ))
-        except (ImportError, OSError, ValueError):
+        except (OSError, ValueError):
             return
 
     def run(self, invocation: Invocation) -> None:

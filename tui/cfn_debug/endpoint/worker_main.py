@@ -20,9 +20,16 @@ sys.path and must not shadow or be shadowed by anything there. Importing it does
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import http.client
+import importlib.util
+import json
+import logging
 import os
 import sys
+import termios
 import time
+import traceback
 from typing import Any
 
 SENTINEL = "\x1e__cfn_debug_end__ "
@@ -36,10 +43,8 @@ def keep_log_channel() -> None:
     """Duplicate the output pipe to a private descriptor for the sentinel."""
     global _LOG_FD
     try:
-        import fcntl
-
         _LOG_FD = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, _LOG_FD_FLOOR)
-    except (ImportError, OSError):
+    except OSError:
         try:
             _LOG_FD = os.dup(1)  # not inherited by the handler's children either
         except OSError:
@@ -56,11 +61,8 @@ def leave_terminal() -> None:
     What a session of its own gave besides, no terminal to read, write or be signalled from, this
     gives: TIOCNOTTY detaches only the calling process when it does not lead the session."""
     try:
-        import fcntl
-        import termios
-
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    except (ImportError, OSError):
+    except OSError:
         return  # no controlling terminal (or no terminals at all)
     try:
         fcntl.ioctl(fd, termios.TIOCNOTTY)
@@ -91,6 +93,7 @@ def _prepare_path(code_dir: str) -> None:
 
 
 def run_awslambdaric(handler: str) -> None:
+    # lazy: the handler's own awslambdaric, when it has one (else the portable loop runs)
     from awslambdaric import bootstrap
     from awslambdaric.lambda_runtime_client import LambdaRuntimeClient
 
@@ -127,8 +130,6 @@ def run_awslambdaric(handler: str) -> None:
 def _record_aws_calls() -> None:
     """Load aws_recorder.py (beside this file, by path: nothing from cfn_debug is imported) and
     install it; a worker that cannot record AWS calls still runs the handler."""
-    import importlib.util
-
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aws_recorder.py")
     loaded = sys.modules.get("_cfn_debug_aws_recorder")  # a fork server may have loaded it
     if loaded is not None:
@@ -153,8 +154,6 @@ def _write_mark(line: str) -> None:
 
 def load_debug_hook() -> Any:
     """debughook.py (beside this file, loaded by path as aws_recorder.py is), or None."""
-    import importlib.util
-
     loaded = sys.modules.get("_cfn_debug_debughook")  # a fork server may have loaded it
     if loaded is not None:
         return loaded
@@ -258,8 +257,6 @@ _CURRENT_REQUEST_ID = ""
 
 
 def _load_handler(handler: str) -> Any:
-    import importlib
-
     try:
         module_name, attr = handler.rsplit(".", 1)
     except ValueError as error:
@@ -300,7 +297,6 @@ def _error_body(message: str, error_type: str, trace: list[str], request_id: str
 
 
 def _exception_body(error: BaseException, request_id: str) -> dict[str, Any]:
-    import traceback
 
     frames = traceback.extract_tb(error.__traceback__)
     here = os.path.abspath(__file__)
@@ -322,7 +318,6 @@ def _log_error(body: dict[str, Any]) -> None:
 
 
 def _setup_logging() -> None:
-    import logging
 
     class _RequestIdFilter(logging.Filter):
         def filter(self, record: logging.LogRecord) -> bool:
@@ -343,8 +338,6 @@ def _setup_logging() -> None:
 
 
 def run_portable(handler_name: str, api: str) -> None:
-    import http.client
-    import json
 
     global _CURRENT_REQUEST_ID
     sys.stdout = _Unbuffered(sys.stdout)

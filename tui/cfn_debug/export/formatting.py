@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.contract.rules import rule  # the catalogue alone: no checks, no jsonschema
 from cfn_debug.records import (
     WARN_FRACTION,
     Action,
@@ -189,8 +190,6 @@ def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
     The rule catalogue is optional for exports: an unknown rule, or no catalogue, gives None.
     """
     try:
-        from cfn_debug.contract.rules import rule  # the catalogue alone: no checks, no jsonschema
-
         entry = rule(rule_id)
         sentence = entry.contract_for(action) if action is not None else entry.contract
     except Exception:

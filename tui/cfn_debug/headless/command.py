@@ -10,21 +10,47 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Console
+
 from cfn_debug import __version__
-from cfn_debug.console import MaskedPrinter, OutputMasker, print_notices
+from cfn_debug.aws.target import no_aws_note
+from cfn_debug.chain import INTERNAL_ERROR_RULE
+from cfn_debug.chain_end import inconclusive_runs
+from cfn_debug.console import (
+    ConsolePrinter,
+    MaskedPrinter,
+    OutputMasker,
+    escape,
+    print_notices,
+    summary_line,
+)
+from cfn_debug.debugger.options import debug_options
 from cfn_debug.errors import CfnDebugError, ExitCode
+from cfn_debug.events import load_event
+from cfn_debug.hooks.project import load_hook_event_file
+from cfn_debug.infrastructure import infrastructure_error
+from cfn_debug.journal.session import Journal
+from cfn_debug.locations import default_journal_path
 from cfn_debug.options import (
     add_aws_options,
     add_debug_options,
     add_hook_settings_option,
     add_target_options,
 )
+from cfn_debug.project import INPUT_DIRS, with_creates
+from cfn_debug.records import ChainEvent, EndReason, RunEnded, RunRecord
+from cfn_debug.schema.command import schema_warning_lines
+from cfn_debug.targets import chain_options, open_workspace
+from cfn_debug.text.terminal import printable
+from cfn_debug.type_configuration import type_configuration
+from cfn_debug.watch import Watcher, WatchEvent
 
 if TYPE_CHECKING:
     from cfn_debug.events import EventSpec
@@ -103,16 +129,6 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
-    from rich.console import Console
-
-    from cfn_debug.chain_end import inconclusive_runs
-    from cfn_debug.console import ConsolePrinter, summary_line
-    from cfn_debug.events import load_event
-    from cfn_debug.records import EndReason, RunEnded, RunRecord
-    from cfn_debug.schema.command import schema_warning_lines
-    from cfn_debug.targets import chain_options, open_workspace
-    from cfn_debug.text.terminal import printable
-
     options = chain_options(args)
     watch = bool(getattr(args, "watch", False))
     build = getattr(args, "build", None)
@@ -126,8 +142,6 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
     printer = None if args.json else ConsolePrinter(console, show_logs=args.logs)
     runs: list[RunRecord] = []
     partial["runs"] = runs
-
-    from cfn_debug.debugger.options import debug_options
 
     debug = debug_options(args, terminal=not args.json)
     workspace = open_workspace(args, console, debug)
@@ -186,8 +200,6 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
         console.print(summary_line(runs))
     _no_aws_hint(console, workspace, runs)
     if journal is not None:
-        from cfn_debug.console import escape
-
         console.print(f"[dim]journal: {escape(str(journal.path))}[/]")
     if any(run.end_reason is EndReason.ERROR for run in runs) or _internal_errors(runs):
         return ExitCode.ERROR  # a bug in cfn-debug is not the handler's: 2, never 1
@@ -198,16 +210,11 @@ def _run_command(args: argparse.Namespace, partial: dict[str, Any]) -> int:
 
 def _internal_errors(runs: list[Any]) -> bool:
     """Whether cfn-debug's own checks failed on a step or chain (chain.INTERNAL_ERROR_RULE)."""
-    from cfn_debug.chain import INTERNAL_ERROR_RULE
-
     return any(finding.rule_id == INTERNAL_ERROR_RULE for run in runs for finding in run.findings)
 
 
 def _open_journal(args: argparse.Namespace, workspace: Any) -> Any:
     """The crash-safe journal every run appends to: --journal FILE, else the user's state dir."""
-    from cfn_debug.journal.session import Journal
-    from cfn_debug.locations import default_journal_path
-
     if getattr(args, "no_journal", False):
         return None
     path = Path(args.journal) if args.journal else default_journal_path()
@@ -224,9 +231,6 @@ def _watch(
     runs: list[Any],
 ) -> int:
     """`run --watch`: run once, then again on every save until Ctrl-C (exit 130)."""
-    from cfn_debug.console import summary_line
-    from cfn_debug.records import ChainEvent, RunEnded
-    from cfn_debug.watch import Watcher, WatchEvent
 
     def on_event(event: WatchEvent) -> None:
         if journal is not None and isinstance(event, ChainEvent):
@@ -251,8 +255,6 @@ def _watch(
 
 def _no_aws_hint(console: Any, workspace: Any, runs: list[Any]) -> None:
     """A failed run with no AWS configured: say that its AWS calls had nowhere to go."""
-    from cfn_debug.aws.target import no_aws_note
-
     note = no_aws_note(workspace.aws_target)
     if note and any(run.final_status == "FAILED" for run in runs):
         console.print(note, markup=False, style="yellow")
@@ -267,12 +269,8 @@ def _events_to_run(
     (exit 2), not skipped."""
     exports = workspace.project.exports
     if args.events and workspace.hook is not None:
-        from cfn_debug.hooks.project import load_hook_event_file
-
         return [load_hook_event_file(Path(path), exports) for path in args.events], []
     if args.events:
-        from cfn_debug.project import with_creates
-
         given = [load_event(Path(path), exports=exports) for path in args.events]
         events, notes = with_creates(
             given, workspace.schema, lambda path: load_event(path, exports=exports)
@@ -297,9 +295,6 @@ def _with_type_configuration(
     typeConfiguration definition first, as `scenario` checks it)."""
     if not getattr(args, "type_configuration", None) or getattr(workspace, "hook", None):
         return events  # a hook's settings are the hook workspace's (hooks.workspace)
-    import dataclasses
-
-    from cfn_debug.scenarios.command import type_configuration
 
     config = type_configuration(args, workspace.schema)
     return [
@@ -318,8 +313,6 @@ def lifecycle_order(events: Sequence[EventSpec]) -> list[EventSpec]:
     """Events of one directory (sam-tests/, sample_events/) in the order a resource lives:
     create, read, update, list, delete (a name sorts `delete` before `read`); files of the same
     action keep their name order, and inputs/ keeps its N-by-N create-update-invalid order."""
-    from cfn_debug.project import INPUT_DIRS
-
     directories: dict[Path | None, int] = {}  # in the order the project listed them
     for event in events:
         directories.setdefault(event.path.parent if event.path else None, len(directories))
@@ -358,9 +351,6 @@ def _hook_type_name(workspace: Any) -> str | None:
 
 def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
     """One entry per run that could not run (EndReason.ERROR): what went wrong, in words."""
-    from cfn_debug.infrastructure import infrastructure_error
-    from cfn_debug.records import EndReason
-
     errors = []
     for run in runs:
         if run.end_reason is not EndReason.ERROR:
@@ -381,7 +371,6 @@ def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
                 "message": message,
             }
         )
-    from cfn_debug.chain_end import inconclusive_runs
 
     for run, why in inconclusive_runs(runs):
         errors.append(

@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
+from cfn_debug.console import print_notices
 from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.hooks.lambda_hooks import find_lambda_hook
 from cfn_debug.hooks.project import is_hook_project
@@ -68,7 +69,6 @@ def hook_scenario_command(args: argparse.Namespace, partial: dict[str, Any]) -> 
     partial["results"] = results
     try:
         console.print(printable(workspace.describe_aws()), markup=False)
-        from cfn_debug.console import print_notices
 
         partial["notices"] = print_notices(console, workspace)
         runner = HookScenarioRunner(workspace, chain)

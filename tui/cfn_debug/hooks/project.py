@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.aws.placeholders import read_json_filled
 from cfn_debug.errors import CfnDebugError, EventError
+from cfn_debug.filesafe import read_json
 from cfn_debug.hooks.events import (
     HookEventSpec,
     is_hook_event_data,
@@ -36,6 +38,7 @@ from cfn_debug.hooks.schema import (
     load_hook_schema,
     looks_like_hook_schema,
 )
+from cfn_debug.hooks.targets import generated_models, known_types
 
 EVENT_DIRS = ("sample_events", "sam-tests")
 #: A project's own type configuration, in the CLI's format (`cfn test --typeconfig` names it;
@@ -76,8 +79,6 @@ def hook_settings(
     if given:
         path = Path(given).expanduser()
         if path.is_file():
-            from cfn_debug.filesafe import read_json
-
             return HookSettings(hook_model_from_configuration(read_json(path), path), str(path))
         try:
             data = json.loads(given)
@@ -91,8 +92,6 @@ def hook_settings(
     for candidate in (*(r / PROJECT_TYPE_CONFIGURATION for r in roots), CLI_TYPE_CONFIGURATION):
         path = candidate.expanduser()
         if path.is_file():
-            from cfn_debug.filesafe import read_json
-
             return HookSettings(hook_model_from_configuration(read_json(path), path), str(path))
     definition = schema.configuration_schema or {}
     props = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
@@ -138,7 +137,6 @@ def _overrides(root: Path, errors: list[CfnDebugError], exports: Any) -> dict[st
     path = root / "overrides.json"
     if not path.is_file():
         return {}
-    from cfn_debug.aws.placeholders import read_json_filled
 
     try:
         data = read_json_filled(path, exports)[0]
@@ -158,8 +156,6 @@ def generated_events(
     skip: set[tuple[str, str]],
 ) -> list[HookEventSpec]:
     """Events for the targets ``inputs/`` does not cover (``skip``: (point, target) pairs)."""
-    from cfn_debug.hooks.targets import generated_models, known_types
-
     known = known_types()
     events: list[HookEventSpec] = []
     seen_errors: set[str] = set()
@@ -234,8 +230,6 @@ def find_hook_events(
 
 def load_hook_event_file(path: Path, exports: Any = None) -> HookEventSpec:
     """An EVENT file given to `run` in a hook project: a whole hook request."""
-    from cfn_debug.aws.placeholders import read_json_filled
-
     data = read_json_filled(path, exports)[0]
     if not is_hook_event_data(data):
         raise EventError(

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import ProjectError, SchemaError
+from cfn_debug.filesafe import read_json
+from cfn_debug.hooks.targets import has_cfn_lint, known_types
 
 #: handler name in the schema -> the request's actionInvocationPoint
 HANDLER_POINTS: dict[str, str] = {
@@ -138,7 +140,6 @@ def hook_schema_from(data: Any, path: Path | None) -> HookSchema:
 
 
 def load_hook_schema(path: Path) -> HookSchema:
-    from cfn_debug.filesafe import read_json
 
     return hook_schema_from(read_json(path, SchemaError), path)
 
@@ -185,7 +186,6 @@ def hook_schema_problems(
     except SchemaError as error:
         pointer = error.field or ""
         return None, [("/" + pointer if pointer else "", "error", error.detail)]
-    from cfn_debug.hooks.targets import has_cfn_lint, known_types
 
     known = set(known_types()) if has_cfn_lint() else None
     problems: list[tuple[str, str, str]] = []

@@ -6,7 +6,7 @@ Exit status: 0 when every scenario passed (or passed with SHOULD warnings, or di
 
 The type configuration a scenario sends is the user's choice, as it is in an account: give it
 with --type-configuration (a JSON object, or a file holding one); --fault NAME is short for
-{"Fault": NAME}, the bundled demo's switch for its faults (see type_config.py).
+{"Fault": NAME}, the bundled demo's switch for its faults (see cfn_debug/type_configuration.py).
 
 This module holds the options, imported at start-up; suite.py runs the scenarios.
 """
@@ -19,9 +19,8 @@ from pathlib import Path
 from cfn_debug.aws.session import prelaunch_local
 from cfn_debug.endpoint.prestart import Prestart
 from cfn_debug.options import add_aws_options, add_debug_options, add_target_options
-from cfn_debug.scenarios.type_config import type_configuration
 
-__all__ = ["add_arguments", "scenario_command", "type_configuration"]
+__all__ = ["add_arguments", "scenario_command"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

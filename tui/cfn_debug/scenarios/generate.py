@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfn_debug.locations import state_dir
+from cfn_debug.scenarios.pattern_example import pattern_example
 from cfn_debug.schema import ResourceSchema, identifier_model, join_pointer
 from cfn_debug.schema.ecma_regex import compile_ecma
 
@@ -210,6 +211,10 @@ def fresh_identifier(
         if unconstrained:
             identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
             continue
+        drawn = _drawn_part(schema, pointer, node)
+        if drawn is not None:
+            identifier[pointer] = drawn
+            continue
         try:
             # lazy: generate is on start-up's path, Hypothesis needed only to generate inputs
             from hypothesis_jsonschema import from_schema
@@ -226,6 +231,21 @@ def fresh_identifier(
         except Exception:  # a subschema hypothesis cannot generate from: a plain unique string
             identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
     return identifier
+
+
+def _drawn_part(schema: ResourceSchema, pointer: str, node: dict[str, Any]) -> str | None:
+    """A string for ``pointer`` drawn from its pattern alone (pattern_example: no Hypothesis),
+    when the whole schema accepts one of a few; else None."""
+    pattern = node.get("pattern")
+    if not isinstance(pattern, str) or node.get("type") not in (None, "string"):
+        return None
+    for _ in range(10):
+        value = pattern_example(pattern)
+        if value is None:
+            return None
+        if _valid_part(schema, pointer, value):
+            return value
+    return None
 
 
 # --- the search ---------------------------------------------------------------------------------

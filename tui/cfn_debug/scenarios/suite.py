@@ -34,9 +34,9 @@ from cfn_debug.scenarios.printer import ScenarioPrinter, summary_table
 from cfn_debug.scenarios.results import Outcome, ScenarioEnded, ScenarioResult
 from cfn_debug.scenarios.runner import ScenarioOptions, ScenarioRunner
 from cfn_debug.scenarios.summary import ENTRY_TYPE, scenario_summary
-from cfn_debug.scenarios.type_config import type_configuration
 from cfn_debug.targets import chain_options, open_workspace
 from cfn_debug.text.terminal import printable
+from cfn_debug.type_configuration import type_configuration
 
 
 def run_scenario_command(args: argparse.Namespace) -> int:

@@ -22,7 +22,9 @@ from typing import Any
 
 from cfn_debug.errors import ExitCode, SchemaError
 from cfn_debug.filesafe import read_json
+from cfn_debug.hooks.schema import hook_schema_problems, looks_like_hook_schema
 from cfn_debug.schema import ResourceSchema, SchemaNote, join_pointer, schema_from_dict
+from cfn_debug.schema.slips import slips
 from cfn_debug.text.terminal import one_line, terminal_json
 
 #: Handler timeouts CloudFormation accepts for timeoutInMinutes (the meta-schema's bounds).
@@ -61,7 +63,6 @@ def check_schema_file(path: Path) -> SchemaReport:
     except SchemaError as error:
         note = SchemaNote("", "error", error.detail)
         return SchemaReport(path, False, notes=[note], unreadable=True)
-    from cfn_debug.hooks.schema import hook_schema_problems, looks_like_hook_schema
 
     if looks_like_hook_schema(data):  # a hook's schema (cfn_debug.hooks)
         type_name, problems = hook_schema_problems(data, path)
@@ -77,7 +78,6 @@ def check_schema_file(path: Path) -> SchemaReport:
     except RecursionError:
         note = SchemaNote("", "error", "nested too deep for cfn-debug to walk")
         return SchemaReport(path, False, notes=[note])
-    from cfn_debug.schema.slips import slips
 
     notes = list(schema.notes)
     notes.extend(SchemaNote(*slip) for slip in slips(data) if slip[1] != "error")

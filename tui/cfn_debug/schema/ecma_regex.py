@@ -32,7 +32,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import re2
 import regress
+from re2 import _re2
 
 #: Longest value a risky pattern that only regress can compile is matched against.
 RISKY_MAX_LENGTH = 12
@@ -282,11 +284,6 @@ def _compile_re2(source: str, *, unicode: bool) -> Any:
     try:
         translated = _Translator(source, unicode).run()
     except (_NoTranslation, IndexError, ValueError):
-        return None
-    try:
-        import re2
-        from re2 import _re2
-    except ImportError:
         return None
     options = re2.Options()
     options.log_errors = False

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from itertools import chain, repeat
 from typing import Any
 
+import fastjsonschema
+
 from cfn_debug.schema.ecma_regex import EcmaPattern, compile_ecma
 
 #: Keywords whose value is a map of names to subschemas.
@@ -132,10 +134,6 @@ def compile_shape_check(
     validates against). None when fastjsonschema is missing or cannot compile the schema.
     """
     if _has_key(validation_schema, "multipleOf"):
-        return None
-    try:
-        import fastjsonschema
-    except ImportError:
         return None
     schema = _strip(validation_schema, frozenset(exempt))
     placeholders: dict[str, EcmaPattern] = {}

@@ -8,18 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.errors import SchemaError
+from cfn_debug.filesafe import read_text
 from cfn_debug.schema.meta import MAX_SCHEMA_DEPTH, _meta_schema_notes, _nesting_depth
 from cfn_debug.schema.model import POINTER_LISTS, TYPE_NAME_PATTERN, ResourceSchema
 from cfn_debug.schema.notes import SchemaNote
+from cfn_debug.schema.slips import cycle_message, without_ref_cycles
+from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
 
 # --- loading and self-validation ----------------------------------------------------------------
 
 
 def load_schema(path: Path, *, strict: bool = True) -> ResourceSchema:
     """Read, parse and validate a resource schema file (``strict``: see schema_from_dict)."""
-    from cfn_debug.filesafe import read_text
-    from cfn_debug.text.jsondigits import TOO_MANY_DIGITS, is_digit_limit
-
     path = Path(path)
     try:
         text = read_text(path)
@@ -93,7 +93,6 @@ def schema_from_dict(data: Any, *, path: Path | None = None, strict: bool = True
     handlers = data.get("handlers", {})
     if not isinstance(handlers, dict):
         raise SchemaError("expected an object keyed by action", path=path, field="handlers")
-    from cfn_debug.schema.slips import cycle_message, without_ref_cycles
 
     data, cycles = without_ref_cycles(data)
     depth = _nesting_depth(data)

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import warnings
 from functools import cache
-from importlib import metadata
+from importlib import util
 from pathlib import Path
 from typing import Any
 
@@ -104,14 +104,24 @@ def _meta_fast_check() -> Any:
 
 
 def _compiled_key() -> str | None:
-    """The cache key of the compiled meta-schema; None when a library it needs is missing."""
+    """The cache key of the compiled meta-schema: Python's version and the installed files it is
+    made from (rpdk's schemas, fastjsonschema, the Draft 7 meta-schema's package), as they are
+    now; None when one of them is missing."""
+    parts = [sys.version]
     try:
-        versions = [metadata.version(d) for d in ("cloudformation-cli", "fastjsonschema")]
-        versions.append(metadata.version("jsonschema-specifications"))
-    except metadata.PackageNotFoundError:
+        for name in ("fastjsonschema", "jsonschema_specifications", "rpdk.core"):
+            spec = util.find_spec(name)
+            if spec is None or spec.origin is None:
+                return None
+            files = [Path(spec.origin)]
+            if name == "rpdk.core":
+                files += sorted((files[0].parent / "data" / "schema").glob("*.json"))
+            for file in files:
+                stat = file.stat()
+                parts.append(f"{file}\0{stat.st_mtime_ns}\0{stat.st_size}")
+    except (ImportError, OSError, ValueError):
         return None
-    text = "\0".join([sys.version, *versions])
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
 def _load_compiled(path: Path, compiled: tuple[str, Any] | None = None) -> Any:

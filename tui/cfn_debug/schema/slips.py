@@ -17,6 +17,7 @@ CloudFormation registers it. The module reads raw JSON only, so the schema loade
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 Slip = tuple[str, str, str]  # pointer, level ("warning", "error"), message
@@ -104,7 +105,6 @@ def without_ref_cycles(data: Any) -> tuple[Any, list[tuple[str, str]]]:
     found = _ref_cycle_closing(data)
     if found is None:
         return data, cut
-    import copy
 
     data = copy.deepcopy(data)
     while found is not None:

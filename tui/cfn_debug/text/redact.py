@@ -13,7 +13,11 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import re2
+from re2 import _re2
+
 from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
+from cfn_debug.text.jsonfast import Splicer, exact, remember_holds
 
 REDACTED = "***REDACTED***"
 
@@ -319,13 +323,6 @@ def _marks_searcher() -> Callable[[bytes], bool] | None:
     ASCII-lowered bytes. The same pass tells whether ``raw`` holds ``null``, ``true`` and
     ``false`` (case-sensitive), remembered for ``jsonfast.holds``: the checks, the diffs and the
     journal ask it of the same encodings, and would search each again (~3 ms for 5 MB)."""
-    try:
-        import re2
-        from re2 import _re2
-    except ImportError:  # pragma: no cover - google-re2 is a dependency
-        return None
-    from cfn_debug.text.jsonfast import remember_holds
-
     options = re2.Options()
     options.log_errors = False
     options.encoding = re2.Options.Encoding.LATIN1
@@ -415,8 +412,6 @@ def redact_large(
     (``redact`` makes it a list; both encode as the same JSON array).
     """
     if encode is None:
-        from cfn_debug.text.jsonfast import exact
-
         encode = exact
     return _redact_large(obj, 0, split_depth, encode, _SCAN_MIN if scan_min is None else scan_min)
 
@@ -477,7 +472,6 @@ def redacted_json_parts(
     Objects nested less than ``split_depth`` deep are always taken apart member by member.
     ``encode``: :func:`cfn_debug.text.jsonfast.exact` (the default) or a memo of it.
     """
-    from cfn_debug.text.jsonfast import Splicer, exact
 
     def member(key: str, value: Any) -> str:
         return dumps(_redact_dict({key: value})[key])

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.endpoint.runtimes import RuntimeOptions, project_language, runtime_for
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import EventSpec
 
@@ -102,8 +103,6 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
 def _built_sources(functions: dict[str, Any], root: Path) -> list[str]:
     """The sources of the functions whose runtime builds their code (a Go module's root: its
     CodeUri is the build output bin/), as each runtime names them; none for Python."""
-    from cfn_debug.endpoint.runtimes import RuntimeOptions, project_language, runtime_for
-
     language = project_language(root)
     found: list[str] = []
     for spec in functions.values():

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import EventSpec, load_event
+from cfn_debug.hooks.project import reload_hook_event
 from cfn_debug.records import EndReason, RunEnded, RunRecord
 from cfn_debug.text.redact import redact_text
 from cfn_debug.watch.plan import (
@@ -201,7 +202,7 @@ class Watcher:
     async def watch(self, initial: Sequence[EventSpec] = ()) -> None:
         """Run ``initial`` (they become the targets), then re-run on every save until ``stop()``
         or cancellation."""
-        from watchfiles import awatch
+        from watchfiles import awatch  # lazy: watchfiles (~70 ms) only once watching starts
 
         if initial:
             self.set_targets(initial)
@@ -337,8 +338,6 @@ class Watcher:
         path = real_path(event.path)
         hook = getattr(self.workspace, "hook", None)
         if hook is not None:  # a hook's event: one input file holds several (cfn_debug.hooks)
-            from cfn_debug.hooks.project import reload_hook_event
-
             try:
                 return reload_hook_event(event, hook.schema, self.workspace.project.exports)  # type: ignore[arg-type]
             except CfnDebugError as error:

@@ -64,7 +64,7 @@ from cfn_debug.scenarios import (
     ScenarioOptions,
     ScenarioRunner,
 )
-from cfn_debug.scenarios.command import type_configuration
+from cfn_debug.type_configuration import type_configuration
 
 if TYPE_CHECKING:
     from cfn_debug.schema import ResourceSchema

@@ -10,6 +10,7 @@ invoke API) is the worker's and the endpoint's, the same for every runtime.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 from abc import ABC, abstractmethod
@@ -143,11 +144,6 @@ def build_lock(project_dir: Path) -> Iterator[None]:
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     key = hashlib.sha256(str(Path(project_dir).resolve()).encode()).hexdigest()[:24]
     with open(directory / f"{key}.lock", "a+b") as handle:
-        try:
-            import fcntl
-        except ImportError:  # no cross-process lock: the freshness check still guards reuse
-            yield
-            return
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

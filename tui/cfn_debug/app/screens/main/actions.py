@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.app import demo_support, event_editing
-from cfn_debug.app.editing import context_problems
+from cfn_debug.app import demo_support
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.notices import NoticesScreen
 from cfn_debug.app.widgets.events_panel import EventsPanel
@@ -18,14 +17,24 @@ from cfn_debug.app.widgets.run_status import Countdown, Prompt
 from cfn_debug.app.widgets.step_detail import StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
 from cfn_debug.errors import CfnDebugError
-from cfn_debug.text.redact import redact
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from cfn_debug.app.screens.main.screen import MainScreen
 
     _Base = MainScreen
 else:
     _Base = object
+
+
+def _editing() -> ModuleType:
+    """``cfn_debug.app.event_editing``: the JSON editor screen and what editing needs."""
+    # lazy: the editor's TextArea, the event parser and the redaction patterns load with the
+    # first edit, not before the first frame
+    from cfn_debug.app import event_editing
+
+    return event_editing
 
 
 class MainActions(_Base):
@@ -78,7 +87,7 @@ class MainActions(_Base):
             self._context_edited,
             f"callbackContext for invocation #{awaiting.next_index} (a JSON object, or null)",
             current,
-            context_problems,
+            _editing().context_problems,
             apply_label="Use it (Ctrl+S)",
         )
 
@@ -211,18 +220,15 @@ class MainActions(_Base):
             lambda value: self.event_edited(index, value),
             f"Event {spec.name}: edits apply to this session (credentials stay as they are); "
             "E opens the file in $EDITOR",
-            redact(spec.data),
-            lambda data: event_editing.event_problems(spec, schema, data),
+            _editing().redact(spec.data),
+            lambda data: _editing().event_problems(spec, schema, data),
             allow_with_problems=True,
         )
 
     def _edit_json(self, done: Callable[[Any], object], *args: Any, **kwargs: Any) -> None:
         """Open the JSON editor (``JsonEditor(*args, **kwargs)``); ``done`` gets what it
         returns."""
-        # lazy: the editor's TextArea loads with the first edit, not at start-up
-        from cfn_debug.app.screens.json_editor import JsonEditor
-
-        self.app.push_screen(JsonEditor(*args, **kwargs), done)
+        self.app.push_screen(_editing().JsonEditor(*args, **kwargs), done)
 
     def event_edited(self, index: int, value: Any) -> None:
         """The editor closed with ``value`` (``...``: cancelled) for the event at ``index``."""
@@ -230,7 +236,7 @@ class MainActions(_Base):
             return
         original = self.events[index]
         try:
-            edited = event_editing.apply_edit(original, value)
+            edited = _editing().apply_edit(original, value)
         except CfnDebugError as error:
             self.say(
                 Prompt(
@@ -250,13 +256,13 @@ class MainActions(_Base):
         if spec is None or index is None or spec.path is None:
             self.app.bell()
             return
-        problem = event_editing.run_editor(self.app, spec)
+        problem = _editing().run_editor(self.app, spec)
         if problem is not None:
             self.say(Prompt(problem, "Set EDITOR, or press e to edit the event here.", "error"))
             return
         exports = self.live.workspace.project.exports if self.live.workspace is not None else None
         try:
-            reloaded = event_editing.reload(spec, exports)
+            reloaded = _editing().reload(spec, exports)
         except CfnDebugError as error:
             self.say(
                 Prompt(

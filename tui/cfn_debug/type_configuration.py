@@ -1,6 +1,6 @@
-"""The type configuration scenarios send: --type-configuration (a JSON object, or a file holding
-one) with --fault NAME merged in (short for {"Fault": NAME}, the bundled demo's switch for its
-faults), validated against the schema's typeConfiguration definition before anything runs."""
+"""The type configuration a request carries: --type-configuration (a JSON object, or a file
+holding one) with --fault NAME merged in (short for {"Fault": NAME}, the bundled demo's switch),
+checked against the schema's typeConfiguration definition before anything runs."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
         config = {**(config or {}), "Fault": args.fault}
     definition = schema.raw.get("typeConfiguration") if schema is not None else None
     if config is not None and isinstance(definition, dict):
-        from jsonschema import Draft7Validator  # lazy: imported at start-up, before the prestart
+        # lazy: jsonschema loads after `scenario --local-aws` has started the local AWS
+        from jsonschema import Draft7Validator
 
         errors = sorted(Draft7Validator(definition).iter_errors(config), key=lambda e: e.path)
         if errors:

@@ -14,6 +14,8 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+from cfn_debug.contract.rules import rule
+from cfn_debug.pylib.refusal import library_refusal
 from cfn_debug.records import ChainEvent, Finding, Level, OutcomeKind, RunEnded, Step, StepCompleted
 
 _INVALID_INPUT = re.compile(r"^inputs_\d+_invalid\.json$")
@@ -39,10 +41,8 @@ def invalid_input_rejected(step: Step, code: str) -> Finding | None:
     InvalidRequest: the handler refused what the schema rejects. Any other last answer is a
     SHOULD finding on the chain's last step; the input-valid finding of its first step is the
     event's premise and is not reported."""
-    from cfn_debug.contract.rules import rule
 
     progress = step.result.progress if step.result.kind is OutcomeKind.PROGRESS else None
-    from cfn_debug.pylib.refusal import library_refusal
 
     if library_refusal(progress, step.result.logs) is not None:
         return None  # the library refused it before the handler ran: nothing to judge
