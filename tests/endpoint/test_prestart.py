@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.endpoint.prestart import Prestart
 from endpoint.conftest import BASIC
 
