@@ -189,6 +189,8 @@ SHARED_SCRIPT = textwrap.dedent(
     one = first.get_component("data_loader").load_service_model("sts", "service-2")
     two = second.get_component("data_loader").load_service_model("sts", "service-2")
     print("shared" if one is two else "parsed twice")
+    same = first._events._alias_name_cache is second._events._alias_name_cache
+    print("aliases shared" if same and first._events._alias_name_cache else "aliased twice")
     """
 )
 
@@ -196,7 +198,8 @@ SHARED_SCRIPT = textwrap.dedent(
 @pytest.mark.parametrize("order", ["imported-first", "installed-first"])
 def test_sessions_of_one_worker_share_botocore_data_files(order: str) -> None:
     """A handler that builds a session per request (cloudformation-cli-python-lib does) parses
-    botocore's models once per worker, not once per invocation."""
+    botocore's models and checks its built-in event handlers once per worker, not once per
+    invocation."""
     recorder = TUI / "cfn_debug" / "endpoint" / "aws_recorder.py"
     proc = subprocess.run(
         [sys.executable, "-c", SHARED_SCRIPT, order, str(recorder)],
@@ -205,4 +208,4 @@ def test_sessions_of_one_worker_share_botocore_data_files(order: str) -> None:
         check=False,
         timeout=60,
     )
-    assert proc.stdout.strip() == "shared", proc.stderr
+    assert proc.stdout.split() == ["shared", "aliases", "shared"], proc.stderr

@@ -34,8 +34,9 @@ import json
 import os
 import sys
 import time
+import weakref
 from collections.abc import Sequence
-from types import ModuleType
+from types import FunctionType, ModuleType
 from typing import Any
 
 RECORD_MARK = "\x1e__cfn_debug_aws__ "
@@ -332,6 +333,7 @@ def share_botocore_setup() -> None:
     """Sessions of this process share botocore's parsed data files and its checks of the
     built-in event handlers (see the two functions below). Idempotent."""
     _share_data_files()
+    _share_event_checks()
 
 
 def _share_data_files() -> None:
@@ -368,6 +370,45 @@ def _share_data_files() -> None:
     cls.list_available_services = list_available_services
     files.load_file = shared_load_file
     cls._cfn_debug_shared = True
+
+
+def _share_event_checks() -> None:
+    """One check of each built-in event handler per worker, not one per session.
+
+    Every new botocore Session registers some 130 built-in handlers, and for each one asks
+    whether the function takes ``**kwargs`` (inspect.getfullargspec) and translates the event
+    name through the event aliases: about 15 ms per session, that is per invocation of a handler
+    built on cloudformation-cli-python-lib. Both answers depend only on the function and on the
+    event name (the aliases being botocore's own, a constant), so the worker's sessions share
+    them, as one session shares them among its registrations."""
+    try:  # lazy: in the worker, botocore is the handler's own (if it has one at all)
+        import botocore.hooks as hooks
+    except Exception:  # a botocore this does not know: sessions check as they always did
+        return
+    aliaser = getattr(hooks, "EventAliaser", None)
+    accepts = getattr(hooks, "accepts_kwargs", None)
+    if aliaser is None or accepts is None or getattr(aliaser, "_cfn_debug_shared", False):
+        return
+    aliased: dict[str, str] = {}
+    checked: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+    init = aliaser.__init__
+
+    def shared_init(self: Any, event_emitter: Any, event_aliases: Any = None) -> None:
+        init(self, event_emitter, event_aliases)
+        if event_aliases is None and isinstance(getattr(self, "_alias_name_cache", None), dict):
+            self._alias_name_cache = aliased  # botocore's aliases: the same answers
+
+    def shared_accepts_kwargs(func: Any) -> Any:
+        plain = getattr(func, "__func__", func)  # a bound method: its function's answer
+        if not isinstance(plain, FunctionType):
+            return accepts(func)
+        if plain not in checked:
+            checked[plain] = accepts(func)
+        return checked[plain]
+
+    aliaser.__init__ = shared_init
+    hooks.accepts_kwargs = shared_accepts_kwargs
+    aliaser._cfn_debug_shared = True
 
 
 class _AfterHandlersImport:
