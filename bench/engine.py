@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug.chain import ChainOptions, build_step
+from cfn_debug.diff import Encodings
 from cfn_debug.events import Shape, build_payload, parse_event
-from cfn_debug.invoke.base import encode_payload
+from cfn_debug.invoke.base import encode_request
 from cfn_debug.invoke.outcome import classify
 from cfn_debug.journal.session import Journal
 from cfn_debug.records import Action, RunEnded, StepCompleted
@@ -137,7 +138,8 @@ def measure_step_cost(
             callback_context={"done": index},
             client_request_token="tok",
         )
-        encode_payload(payload)  # what the invoker sends
+        body = encode_request(payload)  # what the invoker sends
+        encodings = Encodings(body.members)  # the step's, seeded with the body's members
         t1 = time.perf_counter()
         result = classify(answers[index], duration_s=0.001)
         t2 = time.perf_counter()
@@ -154,9 +156,10 @@ def measure_step_cost(
                 previous=None,
                 original_desired=desired,
                 previous_steps=steps[-1:],
+                encodings=encodings,
             )
         t3 = time.perf_counter()
-        journal.record(StepCompleted("bench", step))
+        journal.record(StepCompleted("bench", step, encodings))
         t4 = time.perf_counter()
         cpu.append(time.process_time() - c0)
         for name, spent in phases.take().items():

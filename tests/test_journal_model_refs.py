@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from cfn_debug.chain import build_step
+from cfn_debug.diff import Encodings
 from cfn_debug.errors import JournalError
 from cfn_debug.events import Shape, build_payload, parse_event
+from cfn_debug.invoke.base import encode_request
 from cfn_debug.invoke.outcome import classify
 from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import Action, RunEnded, RunRecord, RunStarted, Step, StepCompleted
@@ -33,12 +35,17 @@ def answer(returned: dict[str, Any], status: str = "IN_PROGRESS") -> bytes:
     return json.dumps({"status": status, "resourceModel": returned}).encode()
 
 
-def chain_step(index: int, desired: dict[str, Any], body: bytes, shape: Shape = Shape.SAM) -> Step:
+def chain_step(
+    index: int, desired: dict[str, Any], body: bytes, shape: Shape = Shape.SAM
+) -> StepCompleted:
+    """A step built as run_chain builds it, as the event it yields (with the step's encodings,
+    seeded with the request body's)."""
     event = parse_event(
         {"action": "CREATE", "request": {"desiredResourceState": desired}}, name="e"
     )
     payload = build_payload(event.normalized, shape, desired=desired, client_request_token="t")
-    return build_step(
+    encodings = Encodings(encode_request(payload).members)
+    step = build_step(
         index=index,
         action=Action.CREATE,
         function_name="F",
@@ -50,17 +57,19 @@ def chain_step(index: int, desired: dict[str, Any], body: bytes, shape: Shape = 
         previous=None,
         original_desired=desired,
         previous_steps=[],
+        encodings=encodings,
     )
+    return StepCompleted("r", step, encodings)
 
 
-def journal_of(path: Path, steps: Iterable[Step]) -> list[dict[str, Any]]:
+def journal_of(path: Path, steps: Iterable[StepCompleted]) -> list[dict[str, Any]]:
     """Each step journaled as it is built (as run_chain's consumer does)."""
     run = RunRecord(run_id="r", event_name="e", event_path=None, action=Action.CREATE,
                     function_name="F", endpoint="x", started_at="s")  # fmt: skip
     with Journal(path) as journal:
         journal.record(RunStarted(run))
         for step in steps:
-            journal.record(StepCompleted("r", step))
+            journal.record(step)
         journal.record(RunEnded(run))
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
@@ -77,13 +86,13 @@ def test_each_request_carrying_the_model_returned_before_refers_to_it(
     """As run_chain does: the next request's model is the model the step before returned."""
     steps: list[Step] = []
 
-    def chain() -> Iterator[Step]:
+    def chain() -> Iterator[StepCompleted]:
         desired = model()
         for index in range(4):
-            step = chain_step(index, desired, answer(model(Name=f"returned-{index}")), shape)
-            steps.append(step)
-            yield step
-            desired = step.result.progress["resourceModel"]
+            event = chain_step(index, desired, answer(model(Name=f"returned-{index}")), shape)
+            steps.append(event.step)
+            yield event
+            desired = event.step.result.progress["resourceModel"]
 
     lines = journal_of(tmp_path / "j.jsonl", chain())
     step_lines = [line for line in lines if line["type"] == "step"]
@@ -119,10 +128,10 @@ def test_a_model_changed_in_place_between_steps_is_written_again(tmp_path: Path)
     run = RunRecord(run_id="r", event_name="e", event_path=None, action=Action.CREATE,
                     function_name="F", endpoint="x", started_at="s")  # fmt: skip
     journal.record(RunStarted(run))
-    journal.record(StepCompleted("r", first))
+    journal.record(first)
     shared["Items"][7]["Value"] = "changed"  # the step above is journaled: its line is written
     second = chain_step(1, shared, answer({"Name": "x"}))
-    journal.record(StepCompleted("r", second))
+    journal.record(second)
     journal.close()
     (loaded,) = load_journal(tmp_path / "j.jsonl").runs
     assert request_model(loaded.steps[1])["Items"][7]["Value"] == "changed"
@@ -192,7 +201,7 @@ def test_a_line_that_could_not_be_written_is_never_referred_to(tmp_path: Path) -
     run = RunRecord(run_id="r", event_name="e", event_path=None, action=Action.CREATE,
                     function_name="F", endpoint="x", started_at="s")  # fmt: skip
     journal.record(RunStarted(run))
-    journal.record(StepCompleted("r", chain_step(0, model(), answer({"Name": "a"}))))
+    journal.record(chain_step(0, model(), answer({"Name": "a"})))
     again = model(Name="again")
     lost = chain_step(1, again, answer({"Name": "b"}))
     descriptor = journal._fd
@@ -201,11 +210,11 @@ def test_a_line_that_could_not_be_written_is_never_referred_to(tmp_path: Path) -
     read_only = os.open(path, os.O_RDONLY)
     os.dup2(read_only, descriptor)
     with pytest.raises(JournalError):
-        journal.record(StepCompleted("r", lost))
+        journal.record(lost)
     os.dup2(writable, descriptor)
     for fd in (writable, read_only):
         os.close(fd)
-    journal.record(StepCompleted("r", chain_step(2, again, answer({"Name": "c"}))))
+    journal.record(chain_step(2, again, answer({"Name": "c"})))
     journal.close()
     (loaded,) = load_journal(path).runs
     assert [step.index for step in loaded.steps] == [0, 2]

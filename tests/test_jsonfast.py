@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfn_debug.diff import Encodings, diff_models
-from cfn_debug.invoke.base import encode_payload
+from cfn_debug.invoke.base import encode_payload, encode_request
 from cfn_debug.journal.session import _dumps
 from cfn_debug.text import jsonfast
 from cfn_debug.text import redact as redact_module
@@ -263,7 +263,7 @@ def test_encodings_keep_their_objects_so_an_id_is_not_reused() -> None:
 
 
 def plain_body(payload: dict[str, Any]) -> bytes:
-    """The request body as encode_payload made it before its models' members were encoded on
+    """The request body as encode_request made it before its models' members were encoded on
     their own: the whole payload by orjson when it has no null, else the Splicer."""
     whole = jsonfast.exact(payload)
     if whole is not None and b"null" not in whole:
@@ -281,7 +281,7 @@ def plain_body(payload: dict[str, Any]) -> bytes:
 def test_a_body_with_its_model_members_encoded_apart_is_the_same_bytes(
     model: dict[str, Any], place: tuple[str, str]
 ) -> None:
-    """encode_payload puts a large request model's members in as encoded apart (to share them
+    """encode_request puts a large request model's members in as encoded apart (to share them
     with the step's secret scan and diffs): the same bytes as the body encoded whole, and each
     shared encoding is that member's exact encoding (every member counts as large here)."""
     from cfn_debug.invoke import base
@@ -289,26 +289,24 @@ def test_a_body_with_its_model_members_encoded_apart_is_the_same_bytes(
     holder, key = place
     payload = {"action": "CREATE", holder: {"clientRequestToken": "t", key: model}}
     with mock.patch.object(base, "_MEMBER_MIN", 0), mock.patch.object(base, "_MEMBER_LEN_MIN", 0):
-        body = encode_payload(payload)
-    assert body == plain_body(payload)
-    for member, raw in base.payload_encodings(payload):
+        body = encode_request(payload)
+    assert body.data == plain_body(payload)
+    for member, raw in body.members:
         assert any(member is value for value in model.values())
         assert raw == jsonfast.exact(member)
-    assert base.payload_encodings({**payload}) == []  # another payload: nothing to share
 
 
 def test_a_large_model_s_members_are_shared_with_the_step_and_a_null_keeps_the_plain_path() -> None:
-    from cfn_debug.invoke import base
-
     model = big_model(items=3000)
     payload = {"action": "CREATE", "request": {"desiredResourceState": model}}
-    assert encode_payload(payload) == plain_body(payload)
-    (shared,) = base.payload_encodings(payload)
+    body = encode_request(payload)
+    assert body.data == plain_body(payload)
+    (shared,) = body.members
     assert shared[0] is model["Items"] and shared[1] == jsonfast.exact(model["Items"])
     model["Items"][7]["Weight"] = float("nan")  # orjson writes NaN as null; json as NaN
-    body = encode_payload(payload)
-    assert body == plain_body(payload) and b"NaN" in body
-    assert base.payload_encodings(payload) == []
+    body = encode_request(payload)
+    assert body.data == plain_body(payload) and b"NaN" in body.data
+    assert body.members == ()
 
 
 def test_remembered_encodings_nobody_holds_are_forgotten() -> None:

@@ -130,7 +130,7 @@ def test_a_small_journal_line_means_what_dumps_of_redact_means(data: st.DataObje
     NaN and infinities (orjson's null), big integers, lone surrogates, tuples, secrets."""
     value = data.draw(values)
     entry = {"type": "step", "run_id": "r", "step": {"request": value, "index": 1}}
-    line = _entry_line(entry, object())  # type: ignore[arg-type]  # no build_step encodings
+    line = _entry_line(entry, object(), None)  # type: ignore[arg-type]  # no build_step encodings
     if isinstance(line, list):  # what orjson cannot encode at all goes to the spliced path
         line = b"".join(line)
     raw = line.encode("utf-8", "backslashreplace") if isinstance(line, str) else line

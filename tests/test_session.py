@@ -196,10 +196,11 @@ def test_a_large_step_is_journaled_redacted_and_loads_back_whole(tmp_path) -> No
 
 def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp_path) -> None:
     """The journal writes a large step's models from the encodings build_step made for its diffs
-    and secret scan: the line means what json.dumps(redact(entry)) means, credentials redacted,
-    and is the line written when no such encodings are at hand."""
-    from cfn_debug import diff
+    and secret scan (handed over on the StepCompleted): the line means what
+    json.dumps(redact(entry)) means, credentials redacted, and is the line written when no such
+    encodings are at hand."""
     from cfn_debug.chain import build_step
+    from cfn_debug.diff import Encodings
     from cfn_debug.invoke.outcome import classify
     from cfn_debug.journal.session import _dumps, _step_dict
     from cfn_debug.schema import load_schema
@@ -215,6 +216,7 @@ def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp
         "request": {"desiredResourceState": desired, "clientRequestToken": "t"},
     }
     answer = json.dumps({"status": "SUCCESS", "resourceModel": returned}).encode()
+    encodings = Encodings()
     step = build_step(
         index=0,
         action=Action.CREATE,
@@ -227,11 +229,10 @@ def test_a_large_step_line_from_the_encodings_build_step_made_means_the_step(tmp
         previous=None,
         original_desired=desired,
         previous_steps=[],
+        encodings=encodings,
     )
-    assert diff.step_encodings(step) is not None
     with Journal(tmp_path / "from-step.jsonl") as journal:
-        journal.record(StepCompleted("r1", step))
-    diff.encodings._STEP_ENCODINGS.clear()
+        journal.record(StepCompleted("r1", step, encodings))
     with Journal(tmp_path / "afresh.jsonl") as journal:
         journal.record(StepCompleted("r1", step))
     line = (tmp_path / "from-step.jsonl").read_bytes().splitlines()[1]

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -32,7 +36,7 @@ async def test_progress_event_log_tail_and_request_id() -> None:
             {"X-Amz-Log-Result": tail, "x-amzn-RequestId": "aws-req-1"},
         )
         invoker = AwsInvoker("eu-west-1", endpoint_url=stub.url)
-        result = await invoker.invoke("my-fn", {"n": 3})
+        result = await invoker.invoke("my-fn", b'{"n":3}')
     assert result.kind is OutcomeKind.PROGRESS
     assert result.progress == {"status": "IN_PROGRESS", "callbackContext": {"n": 3}}
     assert result.logs == ["START", "handler says hi", "END"]
@@ -53,8 +57,8 @@ async def test_function_error_unhandled_and_task_timed_out() -> None:
             json.dumps(timeout).encode(), 200, {"X-Amz-Function-Error": "Unhandled"}
         )
         invoker = AwsInvoker("us-east-1", endpoint_url=stub.url, log_tail=False)
-        crashed = await invoker.invoke("crash", {})
-        timed_out = await invoker.invoke("slow", {})
+        crashed = await invoker.invoke("crash", b"{}")
+        timed_out = await invoker.invoke("slow", b"{}")
     assert crashed.kind is OutcomeKind.CRASH
     assert (crashed.error_type, crashed.error_message) == ("KeyError", "boom")
     assert crashed.stack_trace == ["  File x"]
@@ -65,7 +69,7 @@ async def test_function_error_unhandled_and_task_timed_out() -> None:
 async def test_arn_and_missing_function() -> None:
     arn = "arn:aws:lambda:us-east-1:123456789012:function:missing"
     with LambdaStub() as stub:
-        result = await AwsInvoker("us-east-1", endpoint_url=stub.url).invoke(arn, {})
+        result = await AwsInvoker("us-east-1", endpoint_url=stub.url).invoke(arn, b"{}")
     assert stub.received[0].function.endswith("missing")
     assert result.kind is OutcomeKind.HTTP_ERROR
     assert result.error_type == "ResourceNotFound"
@@ -74,6 +78,25 @@ async def test_arn_and_missing_function() -> None:
 
 async def test_unreachable() -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    result = await AwsInvoker("us-east-1", endpoint_url=url).invoke("f", {})
+    result = await AwsInvoker("us-east-1", endpoint_url=url).invoke("f", b"{}")
     assert result.kind is OutcomeKind.UNREACHABLE
     assert "cannot reach AWS Lambda" in (result.error_message or "")
+
+
+def test_a_local_run_s_modules_load_no_boto3() -> None:
+    """boto3 (a few hundred ms of imports) loads with cfn_debug.invoke.aws only, which the
+    engine imports for ``--endpoint aws`` alone: not on a local run's way to its first request."""
+    local_run = (
+        "cfn_debug.cli",
+        "cfn_debug.headless.command",
+        "cfn_debug.connect",
+        "cfn_debug.workspace",
+        "cfn_debug.chain",
+        "cfn_debug.invoke",
+    )
+    code = f"import sys\nfor m in {local_run!r}: __import__(m)\nprint('boto3' in sys.modules)\n"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "tui")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "False"

@@ -18,7 +18,7 @@ async def test_progress_event_is_parsed_and_timed() -> None:
     with LambdaStub() as stub:
         stub.functions["F"] = lambda payload: {**PROGRESS, "echo": payload["n"]}
         invoker = LocalInvoker(stub.url)
-        result = await invoker.invoke("F", {"n": 7})
+        result = await invoker.invoke("F", b'{"n":7}')
         await invoker.aclose()
     assert result.kind is OutcomeKind.PROGRESS
     assert result.status == "SUCCESS"
@@ -38,9 +38,9 @@ async def test_log_tail_header_only_sent_when_asked() -> None:
             json.dumps(PROGRESS).encode(), 200, {"X-Amz-Log-Result": tail}
         )
         plain = LocalInvoker(stub.url)
-        await plain.invoke("F", {})
+        await plain.invoke("F", b"{}")
         tailing = LocalInvoker(stub.url, log_tail=True)
-        result = await tailing.invoke("F", {})
+        result = await tailing.invoke("F", b"{}")
     lowered = [{k.lower(): v for k, v in r.headers.items()} for r in stub.received]
     assert "x-amz-log-type" not in lowered[0]
     assert lowered[1]["x-amz-log-type"] == "Tail"
@@ -58,7 +58,7 @@ async def test_logs_hook_supplies_the_handlers_lines_by_request_id() -> None:
         stub.functions["F"] = lambda _p: Reply(
             json.dumps(PROGRESS).encode(), 200, {"x-amzn-RequestId": "abc-123"}
         )
-        result = await LocalInvoker(stub.url, logs=logs_for).invoke("F", {})
+        result = await LocalInvoker(stub.url, logs=logs_for).invoke("F", b"{}")
     assert asked == ["abc-123"]
     assert result.logs == ["line for abc-123"]
 
@@ -73,7 +73,7 @@ async def test_crash_with_function_error_header_keeps_the_stack() -> None:
         stub.functions["F"] = lambda _p: Reply(
             json.dumps(crash).encode(), 200, {"X-Amz-Function-Error": "Unhandled"}
         )
-        result = await LocalInvoker(stub.url).invoke("F", {})
+        result = await LocalInvoker(stub.url).invoke("F", b"{}")
     assert result.kind is OutcomeKind.CRASH
     assert result.error_type == "ZeroDivisionError"
     assert result.error_message == "division by zero"
@@ -94,9 +94,9 @@ async def test_timeouts_of_sam_the_emulator_and_lambda() -> None:
             json.dumps(lambda_timeout).encode(), 200, {"X-Amz-Function-Error": "Unhandled"}
         )
         invoker = LocalInvoker(stub.url)
-        sam = await invoker.invoke("Sam", {})
-        rie = await invoker.invoke("Rie", {})
-        aws = await invoker.invoke("Lambda", {})
+        sam = await invoker.invoke("Sam", b"{}")
+        rie = await invoker.invoke("Rie", b"{}")
+        aws = await invoker.invoke("Lambda", b"{}")
     assert sam.kind is OutcomeKind.TIMEOUT and "empty body" in (sam.error_message or "")
     assert rie.kind is OutcomeKind.TIMEOUT and "3.00 seconds" in (rie.error_message or "")
     assert aws.kind is OutcomeKind.TIMEOUT and "Task timed out" in (aws.error_message or "")
@@ -108,9 +108,9 @@ async def test_not_json_and_not_a_progress_event() -> None:
         stub.functions["Array"] = lambda _p: [1, 2]
         stub.functions["NoStatus"] = lambda _p: {"resourceModel": {}}
         invoker = LocalInvoker(stub.url)
-        text = await invoker.invoke("Text", {})
-        array = await invoker.invoke("Array", {})
-        no_status = await invoker.invoke("NoStatus", {})
+        text = await invoker.invoke("Text", b"{}")
+        array = await invoker.invoke("Array", b"{}")
+        no_status = await invoker.invoke("NoStatus", b"{}")
     assert text.kind is OutcomeKind.NOT_JSON and text.body_excerpt == "<html>oops</html>"
     assert array.kind is OutcomeKind.NOT_PROGRESS_EVENT and "an array" in (
         array.error_message or ""
@@ -127,8 +127,8 @@ async def test_http_errors_carry_errortype_and_message() -> None:
             {"x-amzn-errortype": "NotImplemented"},
         )
         invoker = LocalInvoker(stub.url)
-        missing = await invoker.invoke("Nope", {})
-        tail = await invoker.invoke("Tail", {})
+        missing = await invoker.invoke("Nope", b"{}")
+        tail = await invoker.invoke("Tail", b"{}")
     assert missing.kind is OutcomeKind.HTTP_ERROR
     assert missing.http_status == 404
     assert missing.error_type == "ResourceNotFound"
@@ -140,7 +140,7 @@ async def test_http_errors_carry_errortype_and_message() -> None:
 
 async def test_unreachable_endpoint_says_what_to_do() -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    result = await LocalInvoker(url, connect_timeout_s=1).invoke("F", {})
+    result = await LocalInvoker(url, connect_timeout_s=1).invoke("F", b"{}")
     assert result.kind is OutcomeKind.UNREACHABLE
     assert result.error_message == (
         f"nothing answers at {url}: start `sam local start-lambda`, or run without --endpoint "
@@ -152,8 +152,8 @@ async def test_response_over_lambdas_limit_is_reported_and_the_cap_bounds_readin
     big = json.dumps({"status": "SUCCESS", "resourceModel": {"Blob": "x" * LAMBDA_RESPONSE_LIMIT}})
     with LambdaStub() as stub:
         stub.functions["Big"] = lambda _p: Reply(big.encode(), 200)
-        over_limit = await LocalInvoker(stub.url).invoke("Big", {})
-        over_cap = await LocalInvoker(stub.url, body_cap=1024).invoke("Big", {})
+        over_limit = await LocalInvoker(stub.url).invoke("Big", b"{}")
+        over_cap = await LocalInvoker(stub.url, body_cap=1024).invoke("Big", b"{}")
     for result in (over_limit, over_cap):
         assert result.kind is OutcomeKind.CRASH
         assert result.error_type == "Function.ResponseSizeTooLarge"
@@ -164,6 +164,6 @@ async def test_response_over_lambdas_limit_is_reported_and_the_cap_bounds_readin
 async def test_read_timeout_becomes_a_timeout_outcome() -> None:
     with LambdaStub() as stub:
         stub.functions["Slow"] = lambda _p: (stub.release.wait(5), PROGRESS)[1]
-        result = await LocalInvoker(stub.url, read_timeout_s=0.2).invoke("Slow", {})
+        result = await LocalInvoker(stub.url, read_timeout_s=0.2).invoke("Slow", b"{}")
     assert result.kind is OutcomeKind.TIMEOUT
     assert "within 0.2 s" in (result.error_message or "")

@@ -48,7 +48,7 @@ async def test_the_note_reaches_the_result_in_process_and_through_serve(
     served = LocalInvoker(endpoint.url)  # `run --endpoint` to a `cfn-debug serve`
     try:
         for invoker in (embedded, served):
-            result = await invoker.invoke("Echo", {"mode": "log"})
+            result = await invoker.invoke("Echo", b'{"mode":"log"}')
             assert result.aws_calls == [] and result.aws_calls_note == NOTE
             assert result.to_dict()["aws_calls_note"] == NOTE
     finally:

@@ -6,7 +6,10 @@ RunEnded with the complete RunRecord. The consumer steers it through a ``ChainCo
 delay, cancel, advance in step mode).
 
 ``build_step`` turns one invocation's result into a Step (redaction, contract checks, diffs) and
-touches no network, so benchmarks can feed it results directly.
+touches no network, so benchmarks can feed it results directly. The exact encodings of the step's
+models it makes on the way (``diff.Encodings``, seeded with the request body's, see
+``invoke.base.RequestBody``) go with the step's StepCompleted to the journal, which writes the
+step's line from them: each large model is encoded once per step.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug.aws_calls import step_calls
 from cfn_debug.chain_end import handler_clock_s
+from cfn_debug.crash import one_line, write_crash_report
+from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
 from cfn_debug.infrastructure import infrastructure_error
-from cfn_debug.invoke.base import Invoker
+from cfn_debug.invoke.base import Invoker, encode_request
 from cfn_debug.records import (
     Action,
     AwaitingStep,
@@ -123,11 +128,11 @@ def _returned_model(result: InvokeResult) -> dict[str, Any] | None:
     return model if isinstance(model, dict) else None
 
 
-def _checks() -> tuple[Any, Any, Any, Any]:
+def _checks() -> tuple[Any, Any, Any]:
+    # lazy: the contract checks (~30 ms of imports) are first needed after the first answer
     from cfn_debug.contract import StepContext, check_chain, check_step
-    from cfn_debug.diff import diff_models
 
-    return StepContext, check_step, check_chain, diff_models
+    return StepContext, check_step, check_chain
 
 
 def _redact_result(
@@ -171,12 +176,18 @@ def build_step(
     original_desired: dict[str, Any] | None,
     previous_steps: Sequence[Step],
     callback_delay_s: float = 0.0,
+    encodings: Encodings | None = None,
 ) -> Step:
     """One invocation as a Step: redacted request and result, findings and model diffs.
+
+    ``encodings``: the memo of this step's exact encodings its secret scan, checks and diffs
+    share (:func:`_invoke` makes it, seeded with the request body's); the caller hands it on
+    with the step's StepCompleted, for its journal line. A fresh one when not given.
 
     An answer nested too deep to walk (redaction, checks and diffs recurse) becomes a
     NOT_PROGRESS_EVENT step saying so, instead of a RecursionError that would end the session.
     """
+    memo = encodings if encodings is not None else Encodings()
 
     # the attempts differ only in the answer, request and models; the rest is this step's
     def attempt(
@@ -186,20 +197,16 @@ def build_step(
         previous: dict[str, Any] | None,
         original_desired: dict[str, Any] | None,
     ) -> Step:
-        step_context, check_step, _, diff_models = _checks()
-        from cfn_debug.diff import Encodings, remember_step_encodings
-        from cfn_debug.invoke.base import payload_encodings
-
-        # one encoding per large model for this step's three diffs (request, previous, requested)
-        encodings = Encodings()
-        for value, raw in payload_encodings(request):  # the request body's, made as it was sent
-            encodings.seed(value, raw)
-        # redacted first: the models' members are encoded once (encodings) for the secret scan
-        # and the diffs, and the scan's single pass over each also tells whether it holds null,
-        # which the checks and diffs would otherwise search it for (scan_min 0: a part found
-        # clean by a scan of its encoding is not walked)
-        redacted_request = redact_large(request, split_depth=3, encode=encodings.of, scan_min=0)
-        redacted_result = _redact_result(result, credential_values(request), encodings.of)
+        step_context, check_step, _ = _checks()
+        # one encoding per large model (memo) for this step's three diffs (request, previous,
+        # requested) and its journal line (the same model objects, unchanged since); those of
+        # the request body's large members were made as it was sent. Redacted first: the
+        # models' members are encoded once for the secret scan and the diffs, and the scan's
+        # single pass over each also tells whether it holds null, which the checks and diffs
+        # would otherwise search it for (scan_min 0: a part found clean by a scan of its
+        # encoding is not walked)
+        redacted_request = redact_large(request, split_depth=3, encode=memo.of, scan_min=0)
+        redacted_result = _redact_result(result, credential_values(request), memo.of)
         findings: list[Finding] = []
         diff_request: list[Change] = []
         diff_previous: list[Change] = []
@@ -215,7 +222,7 @@ def build_step(
                         original_desired=original_desired,
                         result=result,
                         previous_steps=list(previous_steps),
-                        encodings=encodings,
+                        encodings=memo,
                     )
                 )
             )
@@ -223,13 +230,13 @@ def build_step(
             if model is not None:
                 if original_desired is not None:
                     diff_request = list(
-                        diff_models(original_desired, model, schema, encodings=encodings)
+                        diff_models(original_desired, model, schema, encodings=memo)
                     )
                     if action is Action.READ:  # its request is the identifier: all else "added"
                         diff_request = [c for c in diff_request if c.kind is not ChangeKind.ADDED]
                 before = _returned_model(previous_steps[-1].result) if previous_steps else None
                 if before is not None:
-                    diff_previous = list(diff_models(before, model, schema, encodings=encodings))
+                    diff_previous = list(diff_models(before, model, schema, encodings=memo))
         except RecursionError:
             raise  # too deep: handled below by recording the answer as such
         except Exception as error:  # a bug in the checks: keep the step, say so, blame no one
@@ -238,7 +245,7 @@ def build_step(
             # the library refused the request: the handler never saw it, so nothing is the
             # handler's; what the schema says of the input stays (which field is invalid)
             findings = [f for f in findings if f.rule_id in _INPUT_RULES]
-        step = Step(
+        return Step(
             index=index,
             action=action,
             function_name=function_name,
@@ -252,9 +259,6 @@ def build_step(
             diff_previous=diff_previous,
             aws_calls=list(result.aws_calls),
         )
-        # and once more for its journal line (the same model objects, unchanged since)
-        remember_step_encodings(step, encodings)
-        return step
 
     if result.aws_calls:  # redacted, and the call that raised marked, before the checks cite it
         crash = (
@@ -284,8 +288,6 @@ INTERNAL_ERROR_RULE = "cfn-debug-internal-error"
 def internal_error_finding(error: BaseException, index: int | None) -> Finding:
     """A finding about cfn-debug, not the handler: its checks raised ``error`` on this step. It is
     SHOULD-level (never a MUST, which would blame the handler and exit 1); `run` exits 2 for it."""
-    from cfn_debug.crash import one_line, write_crash_report
-
     report = write_crash_report(error)
     where = f"; traceback in {report}" if report is not None else ""
     return Finding(
@@ -304,6 +306,7 @@ _INPUT_RULES = frozenset({"input-valid"})
 
 def _refused(result: InvokeResult) -> bool:
     """Whether cloudformation-cli-python-lib refused the request before the handler ran."""
+    # lazy: the library's shape tables (~10 ms of imports) are first needed after the first answer
     from cfn_debug.pylib.refusal import library_refusal
 
     return library_refusal(result.progress, result.logs) is not None
@@ -346,19 +349,25 @@ async def _race(awaitable: Any, control: ChainControl, *extra: asyncio.Event) ->
     return control._cancel
 
 
-async def _invoke(invoker: Invoker, function_name: str, payload: dict[str, Any]) -> InvokeResult:
+async def _invoke(
+    invoker: Invoker, function_name: str, payload: dict[str, Any]
+) -> tuple[InvokeResult, Encodings]:
+    """Send ``payload`` (encoded: ``encode_request``); the result, and the memo of the step's
+    encodings (for build_step) seeded with those the body was made of."""
     started = time.perf_counter()
     try:
-        return await invoker.invoke(function_name, payload)
+        body = encode_request(payload)
+        return await invoker.invoke(function_name, body.data), Encodings(body.members)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # an invoker bug must end the run with a reason, not a traceback
-        return InvokeResult(
+        failed = InvokeResult(
             OutcomeKind.HTTP_ERROR,
             duration_s=time.perf_counter() - started,
             error_type=type(exc).__name__,
             error_message=f"the invoker failed: {exc}",
         )
+        return failed, Encodings()
 
 
 def _share_repeated_context(result: InvokeResult, sent: Any) -> InvokeResult:
@@ -423,10 +432,11 @@ async def run_chain(
         started_at = _now_iso()
         yield InvocationStarted(run.run_id, index, action, action.limit_s, time.monotonic())
         outcome = await _race(_invoke(invoker, function_name, payload), control)
-        if not isinstance(outcome, InvokeResult):
+        if not isinstance(outcome, tuple):
             end_reason = EndReason.CANCELLED
             break
-        result = _share_repeated_context(outcome, context)
+        result, encodings = outcome
+        result = _share_repeated_context(result, context)
         if result.stopped_s:
             # Stopped in a debugger: not the handler's time (nor against timeoutInMinutes).
             run.debugger_s += result.stopped_s
@@ -450,13 +460,16 @@ async def run_chain(
             original_desired=norm.desired,
             previous_steps=run.steps,
             callback_delay_s=wait,
+            encodings=encodings,
         )
         if result.debugger_quit:  # the user ended it from the debugger: no finding on it
             step.findings = []
         run.steps.append(step)
         if step.result.kind is not result.kind:  # too deep to inspect: nothing to replay
             result, reinvoke = step.result, False
-        yield StepCompleted(run.run_id, step)
+        # the encodings go with the event (its journal line), not the step the run keeps
+        yield StepCompleted(run.run_id, step, encodings)
+        del encodings, outcome
 
         if result.debugger_quit:
             end_reason = EndReason.CANCELLED
@@ -531,7 +544,7 @@ async def run_chain(
     if run.steps:
         last = run.steps[-1].result
         run.final_status = last.status or last.kind.value
-    _, _, check_chain, _ = _checks()
+    _, _, check_chain = _checks()
     try:
         run.chain_findings = list(check_chain(run.steps, schema, action, end_reason, total_s))
     except Exception as error:  # a bug in the chain checks: the run still ends, and says so

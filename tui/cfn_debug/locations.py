@@ -49,3 +49,9 @@ def env_root() -> Path:
 def runtimes_dir() -> Path:
     """What the embedded endpoint's runtimes keep (build locks, version checks)."""
     return state_dir() / "runtimes"
+
+
+def compiled_dir() -> Path:
+    """Code cfn-debug generates from installed libraries' data once and keeps (the provider
+    definition meta-schema's validator), keyed by those libraries' versions."""
+    return state_dir() / "compiled"

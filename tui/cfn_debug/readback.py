@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug.chain import _invoke, build_step
 from cfn_debug.contract.model_checks import echoes_dropped
 from cfn_debug.contract.read_back import read_back_findings
-from cfn_debug.diff import diff_models
+from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.events import build_payload
 from cfn_debug.records import (
     Action,
@@ -89,8 +89,9 @@ async def read_step(
     schema: ResourceSchema | None,
     defaults: PayloadDefaults | None,
     success: Step,
-) -> Step:
-    """Send the READ and build its Step (origin read-back, index ``index``)."""
+) -> tuple[Step, Encodings]:
+    """Send the READ and build its Step (origin read-back, index ``index``); with the step, the
+    encodings of its models made on the way, for its journal line (StepCompleted.encodings)."""
     norm = dataclasses.replace(
         event.normalized,
         action=Action.READ,
@@ -111,7 +112,7 @@ async def read_step(
         client_request_token=token,
     )
     started_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-    result = await _invoke(invoker, function_name, payload)
+    result, encodings = await _invoke(invoker, function_name, payload)
     step = build_step(
         index=index,
         action=Action.READ,
@@ -124,6 +125,7 @@ async def read_step(
         previous=None,
         original_desired=None,  # a READ's request is the identifier: no diff against it
         previous_steps=(),
+        encodings=encodings,
     )
     step.origin = READ_BACK
     if step.findings:  # a value that echoes the user's invalid input was reported there
@@ -137,7 +139,7 @@ async def read_step(
     if isinstance(before, dict) and isinstance(after, dict):
         # what the READ says against what the SUCCESS said
         step.diff_previous = list(diff_models(before, after, schema))
-    return step
+    return step, encodings
 
 
 async def with_read_back(
@@ -160,10 +162,11 @@ async def with_read_back(
         if held is not None and isinstance(item, RunEnded):
             run = item.run
             read: Step | None = None
+            encodings: Encodings | None = None
             identifier = identifier_to_read(held.step, schema)
             terminal = run.end_reason is EndReason.TERMINAL
             if identifier is not None and terminal and not control.cancelled:
-                read = await read_step(
+                read, encodings = await read_step(
                     invoker,
                     event,
                     identifier,
@@ -183,7 +186,7 @@ async def with_read_back(
             held = None
             if read is not None:
                 run.steps.append(read)
-                yield StepCompleted(run.run_id, read)
+                yield StepCompleted(run.run_id, read, encodings)
             yield item
             continue
         if held is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from cfn_debug.aws_calls import AwsCall
 
@@ -325,10 +325,25 @@ class InvocationStarted:
     started_monotonic: float  # time.monotonic() when the request was sent: drive a live gauge
 
 
+class StepEncodings(Protocol):
+    """Exact JSON encodings of a step's models' parts, each made once (``diff.Encodings``)."""
+
+    def of(self, value: Any) -> bytes | None:
+        """``jsonfast.exact(value)``, made at most once for ``value`` (held, not copied)."""
+        ...
+
+
 @dataclass(frozen=True)
 class StepCompleted:
     run_id: str
     step: Step
+    #: The encodings build_step made of the step's models for its secret scan and diffs, handed
+    #: to the journal, which writes the step's line from those bytes. Transient: the event holds
+    #: them, not the step, so they are let go once the event's consumers are done with it (a run
+    #: keeps every step; a 5 MB model's bytes kept per step would grow with its length).
+    encodings: StepEncodings | None = field(
+        default=None, compare=False, repr=False, metadata={"transient": True}
+    )
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ watch mode in ``chain_runs.py``, opening the project in ``opening.py``, exports 
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -26,7 +27,6 @@ from cfn_debug.app.actions import ACTIONS, TABS, bindings, is_app_level
 from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import AppConfig
 from cfn_debug.app.live import LiveSession
-from cfn_debug.app.masking import known_secrets, scrub_secrets
 from cfn_debug.app.messages import (
     ExportFinished,
     JournalStopped,
@@ -35,27 +35,40 @@ from cfn_debug.app.messages import (
     WorkspaceFailed,
     WorkspaceReady,
 )
-from cfn_debug.app.opening import WorkspaceOpener, open_workspace
+from cfn_debug.app.opening import WorkspaceOpener, load_and_post, open_and_post, open_workspace
+from cfn_debug.app.screens.export import EXPORT_FORMATS, ExportScreen
 from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.main import MainScreen
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
-from cfn_debug.app.transcripts import EXPORT_FORMATS
 from cfn_debug.app.widgets.debugger_panel import DebuggerEvent, DebuggerPanel
 from cfn_debug.app.widgets.run_status import Prompt
+from cfn_debug.locations import screenshot_dir
 from cfn_debug.records import Action
 from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from cfn_debug.journal.session import Journal
 
 __all__ = ["CfnDebugApp", "contract_sentence", "open_workspace"]
 
 
+def _masking() -> ModuleType:
+    """``cfn_debug.app.masking``: credentials kept out of a screenshot or an error shown."""
+    # lazy: the redaction patterns load with the first screenshot or error, not before the
+    # first frame
+    from cfn_debug.app import masking
+
+    return masking
+
+
 def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
     """The contract sentence a rule enforces; for a step, only the part about its action."""
-    try:
-        from cfn_debug.contract import rule
+    # lazy: the rule catalogue loads with the first finding shown, after the first frame
+    from cfn_debug.contract import rule
 
+    try:
         entry = rule(rule_id)
     except Exception:  # an unknown id (or no catalogue yet) just shows no sentence
         return None
@@ -121,14 +134,10 @@ class CfnDebugApp(App[int]):
 
     @work(thread=True, exclusive=True, group="workspace", exit_on_error=False)
     def _open_workspace(self) -> None:
-        from cfn_debug.app.opening import open_and_post
-
         open_and_post(self.live, self._opener, self.post_message)
 
     @work(thread=True, exclusive=True, group="workspace", exit_on_error=False)
     def _load_saved(self) -> None:
-        from cfn_debug.app.opening import load_and_post
-
         load_and_post(self.live, self.post_message)
 
     @on(WorkspaceReady)
@@ -235,11 +244,8 @@ class CfnDebugApp(App[int]):
         return True
 
     def _show_ui_error(self, error: Exception, now: float) -> None:
-        import traceback
-
-        from cfn_debug.text.redact import redact_text
-
-        text = redact_text(f"{type(error).__name__}: {error}")
+        masking = _masking()
+        text = masking.redact_text(f"{type(error).__name__}: {error}")
         self.ui_errors = [*self.ui_errors[-20:], (now, text)]
         where = ""
         log = self.live.log.errors_path
@@ -247,7 +253,9 @@ class CfnDebugApp(App[int]):
             try:
                 log.parent.mkdir(parents=True, exist_ok=True)
                 with log.open("a", encoding="utf-8") as out:
-                    out.write(redact_text("".join(traceback.format_exception(error))) + "\n")
+                    out.write(
+                        masking.redact_text("".join(traceback.format_exception(error))) + "\n"
+                    )
                 where = f" The traceback is in {log}."
             except OSError:
                 where = ""
@@ -267,29 +275,28 @@ class CfnDebugApp(App[int]):
     def action_export(self, fmt: str | None = None) -> None:
         """Export the session; without a format, ask which."""
         if fmt is None:
-            from cfn_debug.app.screens.export import ExportScreen
-
             self.push_screen(ExportScreen(), self._export_chosen)
             return
         self._export_chosen(fmt)
 
     def _export_chosen(self, fmt: str | None) -> None:
-        from cfn_debug.app.exporting import export_target, session_of
-
         if fmt is None:
             return
         if not self.live.runs:
             self.main.say(Prompt("Nothing to export yet.", "Run an event first (r).", "warn"))
             return
+        # lazy: the exporter (cfn_debug.export, the journal) loads with the first export
+        from cfn_debug.app.exporting import export_target, session_of, write_export
+
         target = export_target(self.live, fmt)
         self.main.say(Prompt(f"Exporting the session to {target}…"))
-        self._write_export(fmt, target, session_of(self.live))
+        self._write_export(partial(write_export, self.live, fmt, target, session_of(self.live)))
 
     @work(thread=True, group="export", exit_on_error=False)
-    def _write_export(self, fmt: str, target: Path, session: Any) -> None:
-        from cfn_debug.app.exporting import write_export
-
-        write_export(self.live, fmt, target, session, self.post_message)
+    def _write_export(self, write: Callable[[Callable[[Message], object]], None]) -> None:
+        """Run ``write`` (``exporting.write_export`` with its arguments) in this thread; it
+        posts ``ExportFinished``."""
+        write(self.post_message)
 
     def on_export_finished(self, message: ExportFinished) -> None:
         if not self._ui_alive():
@@ -318,11 +325,11 @@ class CfnDebugApp(App[int]):
     def action_screenshot(self) -> None:
         """An SVG of the screen shown, credentials masked, in the state directory (or
         --screenshot-dir): never into the project."""
-        from cfn_debug.locations import screenshot_dir
-
         folder = self.config.screenshot_dir or screenshot_dir()
         target = folder / f"cfn-debug_{time.strftime('%Y%m%d_%H%M%S')}.svg"
-        svg = scrub_secrets(self.export_screenshot(title="cfn-debug"), self._known_secrets())
+        masking = _masking()
+        secrets = masking.known_secrets(self._secret_sources())
+        svg = masking.scrub_secrets(self.export_screenshot(title="cfn-debug"), secrets)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             target.write_text(svg, encoding="utf-8")
@@ -334,12 +341,12 @@ class CfnDebugApp(App[int]):
         self.last_screenshot = target
         self.notify(printable(f"Saved {target}"), markup=False)
 
-    def _known_secrets(self) -> set[str]:
-        """Every credential value the session carries (events, profile): none may be drawn."""
+    def _secret_sources(self) -> list[Any]:
+        """What carries the session's credential values (events, profile): none may be drawn."""
         sources: list[Any] = [event.data for event in self.main.events]
         if self.workspace is not None:
             sources.append(getattr(self.workspace.defaults, "credentials", None))
-        return known_secrets(sources)
+        return sources
 
     # --- the command palette ----------------------------------------------------------------
 

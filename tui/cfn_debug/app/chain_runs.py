@@ -11,6 +11,7 @@ screen.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from functools import cache, partial
 from typing import TYPE_CHECKING, Any
@@ -36,9 +37,20 @@ from cfn_debug.records import (
 )
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from cfn_debug.app.watching import DashboardWatcher
     from cfn_debug.chain import ChainControl, ChainOptions
     from cfn_debug.events import EventSpec
+
+
+def watch_support() -> ModuleType:
+    """``cfn_debug.app.watching``: the watchers, the watch events and the chain engine, loaded
+    with the first run (or watch mode), not before the dashboard's first frame. The main
+    screen's other uses of the engine's chain and watch go through it too."""
+    from cfn_debug.app import watching  # lazy: cfn_debug.watch and the chain engine
+
+    return watching
 
 
 class ChainRuns:
@@ -92,11 +104,9 @@ class ChainRuns:
     # --- the user's runs ----------------------------------------------------------------------
 
     def _start_runner(self) -> DashboardWatcher | None:
-        from cfn_debug.app.watching import DashboardWatcher  # cfn_debug.watch: not at start-up
-
         workspace = self.live.workspace
         if workspace is not None and self.runner is None:
-            self.runner = DashboardWatcher(
+            self.runner = watch_support().DashboardWatcher(
                 workspace,
                 self.options(),
                 on_event=partial(self._engine_event, "run"),
@@ -145,24 +155,19 @@ class ChainRuns:
         )
 
     async def _run_replay(self, generation: int, run: RunRecord, step: Step, runner: Any) -> None:
-        import dataclasses
-
-        from cfn_debug.chain import ChainControl
-        from cfn_debug.watch import compare_runs
-
         workspace = self.live.workspace
         try:
             async with self.lock:
                 if workspace is None or not self._still_wanted(generation):
                     return
-                control = ChainControl()
+                control = watch_support().ChainControl()
                 runner._control = control
                 try:
                     async for event in workspace.replay(run, step, control):
                         self._engine_event("run", event)
                         if isinstance(event, RunEnded):
                             original = dataclasses.replace(run, steps=[step], chain_findings=[])
-                            comparison = compare_runs(original, event.run)
+                            comparison = watch_support().compare_runs(original, event.run)
                             self.post(messages.RunCompared(generation, comparison))
                 finally:
                     runner._control = None
@@ -183,8 +188,7 @@ class ChainRuns:
 
     def _engine_event(self, source: str, event: Any) -> None:
         """Every event of the engine's stream, from either watcher, as it happens."""
-        from cfn_debug.watch import ChangeDetected, RerunStarted
-
+        watching = watch_support()
         if isinstance(event, RunStarted | StepCompleted | RunEnded):
             self.live.log.record(event)
             if isinstance(event, RunEnded):
@@ -193,11 +197,11 @@ class ChainRuns:
         if source == "run":
             generation = self.runner.generation if self.runner is not None else None
         else:
-            if isinstance(event, ChangeDetected) and self.runner is not None:
+            if isinstance(event, watching.ChangeDetected) and self.runner is not None:
                 control = self.runner.control
                 if control is not None:
                     control.cancel()  # a save cancels the user's chain; the re-run follows
-            if isinstance(event, RerunStarted):
+            if isinstance(event, watching.RerunStarted):
                 self._watch_generation = self.next_generation()
             generation = self._watch_generation
         message = engine_message(event, generation)
@@ -212,10 +216,9 @@ class ChainRuns:
         workspace = self.live.workspace
         if workspace is None or self.watcher is not None:
             return False
-        from cfn_debug.app.watching import DashboardWatcher
 
         self._start_runner()
-        watcher = DashboardWatcher(
+        watcher = watch_support().DashboardWatcher(
             workspace,
             self.options(),
             on_event=partial(self._engine_event, "watch"),
@@ -264,19 +267,8 @@ CHAIN_MESSAGES: dict[type, type[EngineMessage]] = {
 
 @cache
 def _message_types() -> dict[type, type[EngineMessage]]:
-    """The message of each type of engine event (cfn_debug.watch loads with the first one)."""
-    from cfn_debug import watch
-
-    return {
-        **CHAIN_MESSAGES,
-        watch.Comparison: messages.RunCompared,
-        watch.WatchReady: messages.WatchReadied,
-        watch.ChangeDetected: messages.SaveDetected,
-        watch.BuildStarted: messages.BuildBegan,
-        watch.BuildFinished: messages.BuildEnded,
-        watch.WatchProblem: messages.WatchProblemFound,
-        watch.RerunStarted: messages.RerunBegan,
-    }
+    """The message of each type of engine event (watch mode's types load with the first call)."""
+    return {**CHAIN_MESSAGES, **watch_support().WATCH_MESSAGES}
 
 
 def engine_message(event: object, generation: int | None) -> Message | None:

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from cfn_debug.debugger.options import break_point
+from cfn_debug.errors import CfnDebugError
+
 if TYPE_CHECKING:
     from cfn_debug.aws.session import AwsOptions
 
@@ -64,6 +67,8 @@ class AppConfig:
         journal = getattr(args, "journal", None)
         transcript = getattr(args, "transcript", None)
         shots = getattr(args, "screenshot_dir", None)
+        # lazy: cfn_debug.aws.session (yaml, botocore's config) only for a dashboard started
+        # from the command line; the App and the tests build an AppConfig without it
         from cfn_debug.aws.session import AwsOptions
 
         return cls(
@@ -91,9 +96,6 @@ class AppConfig:
 
 
 def _break_at(args: argparse.Namespace, project: str | None) -> tuple[tuple[str, int], ...]:
-    from cfn_debug.debugger.options import break_point
-    from cfn_debug.errors import CfnDebugError
-
     points = []
     for text in getattr(args, "break_at", None) or []:
         try:

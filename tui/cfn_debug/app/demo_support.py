@@ -7,21 +7,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.demo.runs import requested_name, reset_state
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from cfn_debug.records import RunRecord
+
+
+def _demo_runs() -> ModuleType:
+    """``cfn_debug.demo.runs``: the demo's state and the Name a request asks for."""
+    # lazy: it loads the event parser, which the dashboard's first frame does not need
+    from cfn_debug.demo import runs
+
+    return runs
 
 
 def reset(env_vars: Any) -> Path:
     """Forget every widget earlier runs created; the state directory reset. Raises OSError."""
-    return reset_state(env_vars)
+    return _demo_runs().reset_state(env_vars)
 
 
 def already_exists_hint(run: RunRecord, session_runs: list[RunRecord], *, demo: bool) -> str:
     """AlreadyExists after an earlier run of this session created the same Name: say so, and
     how to start again."""
+    requested_name = _demo_runs().requested_name
     name = requested_name(run.steps[0].request) if run.steps else None
     earlier = [
         n

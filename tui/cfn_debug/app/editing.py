@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfn_debug.text.redact import REDACTED
+
 
 def restore_redacted(edited: Any, original: Any) -> Any:
     """The editor shows credentials redacted; put the original values back where the marker
     is still in place (anything the user typed over it is kept)."""
-    from cfn_debug.text.redact import REDACTED
-
     if edited == REDACTED:
         return original
     if isinstance(edited, dict) and isinstance(original, dict):

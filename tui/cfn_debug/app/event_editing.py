@@ -1,6 +1,7 @@
-"""The event editor's work besides its screen: validating an edit (the engine's event rules,
-then the schema's for the event's action), applying it, and reading the file again after
-$EDITOR."""
+"""The editors' work: validating an edited event (the engine's event rules, then the schema's
+for the event's action), applying it, reading the file again after $EDITOR; with what the main
+screen opens an editor with (``JsonEditor``, ``redact`` for what it shows, ``context_problems``
+for a callbackContext). The main screen loads this module with the first edit."""
 
 from __future__ import annotations
 
@@ -9,8 +10,21 @@ import shlex
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.app.editing import restore_redacted
+from cfn_debug.app.editing import context_problems, restore_redacted
+from cfn_debug.app.screens.json_editor import JsonEditor
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.events import load_event, parse_event
+from cfn_debug.text.redact import redact
+
+__all__ = [
+    "JsonEditor",
+    "apply_edit",
+    "context_problems",
+    "event_problems",
+    "redact",
+    "reload",
+    "run_editor",
+]
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -23,15 +37,16 @@ def event_problems(
     spec: EventSpec | None, schema: ResourceSchema | None, data: Any
 ) -> list[tuple[str, str]]:
     """Validate an edited event: its shape (engine rules), then its model (schema)."""
-    from cfn_debug.event_checks import model_problems
-    from cfn_debug.events import parse_event
-
     try:
         parsed = parse_event(data, name=spec.name if spec else "edited", path=None)
     except CfnDebugError as error:
         return [(error.field or "", error.detail)]
     if schema is None:
         return []
+    # lazy: the schema checks (cfn_debug.schema, jsonschema), loaded by then with the schema,
+    # are not on the start-up path
+    from cfn_debug.event_checks import model_problems
+
     problems = model_problems(schema, parsed.action, parsed.normalized.desired)
     return [(f"desiredResourceState{pointer}", text) for pointer, text in problems]
 
@@ -39,8 +54,6 @@ def event_problems(
 def apply_edit(original: EventSpec, value: Any) -> EventSpec:
     """The edited event (the credentials the editor showed redacted put back). Raises
     CfnDebugError when it is no event."""
-    from cfn_debug.events import parse_event
-
     return parse_event(
         restore_redacted(value, original.data), name=original.name, path=original.path
     )
@@ -48,8 +61,6 @@ def apply_edit(original: EventSpec, value: Any) -> EventSpec:
 
 def reload(original: EventSpec, exports: Any) -> EventSpec:
     """The event file again. Raises CfnDebugError."""
-    from cfn_debug.events import load_event
-
     assert original.path is not None
     return load_event(original.path, name=original.name, exports=exports)
 

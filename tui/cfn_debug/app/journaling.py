@@ -22,6 +22,8 @@ class SessionLog:
         self._on_problem = on_problem
 
     def start(self, workspace: Workspace) -> None:
+        # lazy: the journal (the diff, the records' encodings) opens with the project, after the
+        # first frame
         from cfn_debug.journal.session import Journal
 
         if self.journal is None:
@@ -51,14 +53,13 @@ class SessionLog:
             self.error = str(error)
             self._on_problem(f"The session journal stopped: {error}")
 
-    def record_scenario(self, summary: dict[str, Any]) -> None:
-        """Journal a scenario's result (``cfn_debug.scenarios.summary``), as ``record`` does."""
+    def record_entry(self, entry: dict[str, Any]) -> None:
+        """Journal an entry of its own type (a scenario's result:
+        ``cfn_debug.app.scenario_stream``), as ``record`` does."""
         if self.journal is None or self.error is not None:
             return
-        from cfn_debug.scenarios.summary import ENTRY_TYPE
-
         try:
-            self.journal.write({"type": ENTRY_TYPE, "scenario": summary})
+            self.journal.write(entry)
         except Exception as error:
             self.error = str(error)
             self._on_problem(f"The session journal stopped: {error}")

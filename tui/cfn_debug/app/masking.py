@@ -1,10 +1,14 @@
 """Credentials never reach a screenshot: every credential value the session carries is masked in
-the SVG, as exports mask them."""
+the SVG, as exports mask them; an error shown or logged goes through ``redact_text``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from cfn_debug.text.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS, redact_text
+
+__all__ = ["known_secrets", "redact_text", "scrub_secrets"]
 
 
 def known_secrets(sources: Iterable[Any]) -> set[str]:
@@ -16,8 +20,6 @@ def known_secrets(sources: Iterable[Any]) -> set[str]:
 
 
 def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
-    from cfn_debug.text.redact import CREDENTIAL_CONTAINERS, SECRET_KEYS
-
     if isinstance(value, dict):
         for key, item in value.items():
             lowered = str(key).lower()
@@ -34,6 +36,4 @@ def _collect_secrets(value: Any, found: set[str], *, inside: bool) -> None:
 
 def scrub_secrets(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every known secret (and anything that looks like an access key) masked."""
-    from cfn_debug.text.redact import redact_text
-
     return redact_text(text, sorted(secrets, key=len, reverse=True))

@@ -13,7 +13,10 @@ from cfn_debug.app.config import AppConfig
 from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import Progress, SessionLoaded, WorkspaceFailed, WorkspaceReady
 from cfn_debug.app.summary import error_hint
+from cfn_debug.app.widgets.debugger_panel import PanelFeed
+from cfn_debug.debugger.options import DebugOptions
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
     from cfn_debug.aws.setup_stack import SetupProgress
@@ -39,8 +42,6 @@ class OpenProgress:
         self._shown: tuple[str, int, int | None] | None = None
 
     def _show(self, kind: str, detail: str, done: int, total: int | None) -> None:
-        from cfn_debug.text.terminal import printable
-
         if self._shown is not None and self._shown[0] != kind:
             self.finish()
         self._shown = (kind, done, total)
@@ -74,8 +75,7 @@ WorkspaceOpener = Callable[[AppConfig, OpenProgress], "Workspace"]
 
 def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
     """Blocking: discovers the project and starts the endpoint. Run it in a thread."""
-    from cfn_debug.app.widgets.debugger_panel import PanelFeed
-    from cfn_debug.debugger.options import DebugOptions
+    # lazy: the engine (endpoint, AWS, chain) loads in this worker thread, after the first frame
     from cfn_debug.workspace import Workspace
 
     debug = DebugOptions(PanelFeed(progress.post).on_session, config.debug_port, config.break_at)
@@ -117,13 +117,14 @@ def open_and_post(live: LiveSession, opener: WorkspaceOpener, post: Post) -> Non
 
 def load_and_post(live: LiveSession, post: Post) -> None:
     """Read the saved session (blocking); post SessionLoaded, or WorkspaceFailed."""
-    from cfn_debug.export import load_session
-
     path = live.config.transcript
     assert path is not None
     if live.config.saved is not None:  # `open` read it before starting
         post(SessionLoaded(live.config.saved))
         return
+    # lazy: the reader of saved sessions (cfn_debug.export) loads in this worker thread
+    from cfn_debug.export import load_session
+
     try:
         session = load_session(path)
     except CfnDebugError as error:
@@ -139,10 +140,11 @@ def load_and_post(live: LiveSession, post: Post) -> None:
 def workspace_notices(workspace: Workspace) -> list[str]:
     """What the user should know before the first event: schema warnings, the workspace's
     notices (a handler's models.py that does not match the schema)."""
+    # lazy: cfn_debug.schema, loaded by then with the workspace, is not on the start-up path
+    from cfn_debug.schema.command import schema_warning_lines
+
     lines: list[str] = []
     if workspace.schema is not None:
-        from cfn_debug.schema.command import schema_warning_lines
-
         try:
             lines += schema_warning_lines(workspace.schema)
         except Exception as error:  # a notice must never keep the dashboard from opening

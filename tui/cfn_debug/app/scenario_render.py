@@ -11,6 +11,7 @@ from rich.text import Text
 
 from cfn_debug.app.render import Palette, format_duration, scrub, step_status
 from cfn_debug.app.scenario_board import ActionView, ScenarioView
+from cfn_debug.contract import rule
 from cfn_debug.records import EndReason, Finding, Level
 from cfn_debug.scenarios import Outcome, Purpose, Verdict, VerdictStatus
 
@@ -31,8 +32,6 @@ VERDICT_WORDS = {VerdictStatus.PASS: "PASS", VerdictStatus.FAIL: "FAIL", Verdict
 def contract_of(rule_id: str) -> str | None:
     """The contract sentence a rule enforces; None for an id the catalogue does not know."""
     try:
-        from cfn_debug.contract import rule
-
         return rule(rule_id).contract
     except Exception:
         return None

@@ -25,7 +25,7 @@ from cfn_debug.scenarios import (
     ScenarioStarted,
     VerdictReached,
 )
-from cfn_debug.scenarios.summary import scenario_summary
+from cfn_debug.scenarios.summary import ENTRY_TYPE, scenario_summary
 
 #: The message of each event of the scenario stream (a scenario's chain events: the chain's).
 SCENARIO_MESSAGES: dict[type, type[ScenarioMessage | EngineMessage]] = {
@@ -50,4 +50,6 @@ def journal(log: Any, event: object, write_only: Any) -> None:
     if isinstance(event, ChainEvent):
         log.record(event)
     elif isinstance(event, ScenarioEnded):
-        log.record_scenario(scenario_summary(event.result, write_only))
+        log.record_entry(
+            {"type": ENTRY_TYPE, "scenario": scenario_summary(event.result, write_only)}
+        )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.chain_end import INCONCLUSIVE_HINT
 from cfn_debug.errors import CfnDebugError, EndpointError, EventError, ProjectError, SchemaError
+from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import EndReason, Level, OutcomeKind, RunRecord, Step
 
 
@@ -56,7 +58,6 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
                 "then press r.",
                 "error",
             )
-        from cfn_debug.infrastructure import infrastructure_error
 
         cause = infrastructure_error(last.result)
         if cause is not None:  # the function never ran, or its AWS could not be reached
@@ -79,8 +80,6 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
             "error" if musts else "warn" if findings else "ok",
         )
     if reason is EndReason.MAX_REINVOKE:
-        from cfn_debug.chain_end import INCONCLUSIVE_HINT
-
         if musts:  # a MUST finding decided it before the cap
             return (
                 f"Stopped at the re-invoke cap: {counted}.",

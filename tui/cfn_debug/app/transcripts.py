@@ -6,20 +6,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-#: Palette / chooser order: (format, title).
-EXPORT_FORMATS: tuple[tuple[str, str], ...] = (
-    ("json", "JSON"),
-    ("md", "Markdown"),
-    ("html", "HTML"),
-    ("junit", "JUnit"),
-)
+from cfn_debug.export import FORMATS, export_session
 
 
 def export_target(base: Path, fmt: str) -> Path:
     """The file an export of the session kept in ``base`` (its journal or transcript) goes to:
     beside it, the same name with the format's suffix; never ``base`` itself."""
-    from cfn_debug.export import FORMATS
-
     suffix = FORMATS[fmt][1]
     target = base.with_suffix(suffix)
     if target == base:
@@ -30,8 +22,6 @@ def export_target(base: Path, fmt: str) -> Path:
 def write_export(session: Any, fmt: str, target: Path, write_only: Iterable[str] = ()) -> None:
     """Write ``session`` (a Session or a list of RunRecords) to ``target`` as ``fmt``; the file
     appears complete or not at all."""
-    from cfn_debug.export import export_session
-
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     with partial.open("w", encoding="utf-8", newline="\n") as out:

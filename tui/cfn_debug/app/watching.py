@@ -1,4 +1,6 @@
-"""The dashboard's use of ``cfn_debug.watch``: one chain at a time, whoever starts it.
+"""The dashboard's use of ``cfn_debug.watch``: one chain at a time, whoever starts it; the
+message of each watch event (``WATCH_MESSAGES``). ``cfn_debug.app.chain_runs`` loads this module
+with the first run (the watch engine is not needed for the first frame).
 
 The dashboard runs chains through two watchers: ``runner`` for the runs the user starts (never
 watching files) and, while watch mode is on, ``watcher`` for the re-runs a save starts. They share
@@ -13,8 +15,43 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
+from cfn_debug import watch
+from cfn_debug.app import messages
+from cfn_debug.app.messages import EngineMessage
+from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.events import EventSpec
-from cfn_debug.watch import Watcher, WatchProblem
+from cfn_debug.watch import (
+    EVENT,
+    SCHEMA,
+    ChangeDetected,
+    RerunStarted,
+    Watcher,
+    WatchProblem,
+    compare_runs,
+)
+
+__all__ = [
+    "EVENT",
+    "SCHEMA",
+    "WATCH_MESSAGES",
+    "ChainControl",
+    "ChainOptions",
+    "ChangeDetected",
+    "DashboardWatcher",
+    "RerunStarted",
+    "compare_runs",
+]
+
+#: The message of each event of watch mode's stream (``cfn_debug.app.messages``).
+WATCH_MESSAGES: dict[type, type[EngineMessage]] = {
+    watch.Comparison: messages.RunCompared,
+    watch.WatchReady: messages.WatchReadied,
+    watch.ChangeDetected: messages.SaveDetected,
+    watch.BuildStarted: messages.BuildBegan,
+    watch.BuildFinished: messages.BuildEnded,
+    watch.WatchProblem: messages.WatchProblemFound,
+    watch.RerunStarted: messages.RerunBegan,
+}
 
 
 class DashboardWatcher(Watcher):

@@ -15,11 +15,14 @@ import sys
 import threading
 import warnings
 
+from cfn_debug.aws import moto_screen
+from cfn_debug.endpoint.aws_recorder import share_botocore_setup
+
 
 def _warm_up() -> None:
     try:
-        import moto.cloudformation.parsing
-        import moto.cloudformation.responses  # noqa: F401
+        import moto.cloudformation.parsing  # lazy: on a thread, once the port is announced
+        import moto.cloudformation.responses  # noqa: F401  # lazy: as the line above
     except Exception:  # the request that needs them will say what is wrong
         pass
 
@@ -27,8 +30,9 @@ def _warm_up() -> None:
 def main() -> int:
     warnings.simplefilter("ignore")  # "not supported by moto" warnings: setup_stack reports them
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
-    from cfn_debug.aws import moto_screen
-
+    # moto's EC2 models build three boto3 sessions at import, each parsing botocore's endpoint
+    # data and EC2 model again: the sessions share them, as a handler's worker's do
+    share_botocore_setup()
     try:
         server = moto_screen.serve("127.0.0.1")
     except ImportError as error:

@@ -76,12 +76,12 @@ def serve(address: str = "127.0.0.1") -> Any:
     """moto's threaded server on ``address`` (a free port), CORS off, behind the screen; not yet
     serving (call ``serve_forever`` on a thread)."""
     os.environ["MOTO_DISABLE_GLOBAL_CORS"] = "true"
-    from moto.moto_server.werkzeug_app import (
+    from moto.moto_server.werkzeug_app import (  # lazy: moto reads the variable set above
         DomainDispatcherApplication,
         MotoRequestHandler,
         create_backend_app,
     )
-    from werkzeug.serving import make_server
+    from werkzeug.serving import make_server  # lazy: as moto above
 
     app = DomainDispatcherApplication(create_backend_app)
     return make_server(

@@ -251,7 +251,7 @@ def _missing(name: str, exports: Exports | None) -> str:
 def _contains(data: Any) -> bool:
     """Whether any string of ``data`` holds ``{{``: one fast encode instead of a walk."""
     try:
-        import orjson
+        import orjson  # lazy: optional (ImportError: the walk below)
 
         return b"{{" in orjson.dumps(data)
     except (TypeError, ImportError):  # not plain JSON (or no orjson): walk it

@@ -11,8 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cfn_debug.aws.local import LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LocalAws
 from cfn_debug.aws.placeholders import Exports, parse_export_options
-from cfn_debug.aws.setup_stack import SetupProgress, SetupResult
+from cfn_debug.aws.setup_stack import (
+    SetupProgress,
+    SetupResult,
+    deploy_setup,
+    find_setup_template,
+    list_exports,
+)
 from cfn_debug.aws.target import AwsTarget
 from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
 from cfn_debug.endpoint.template import load_env_vars
@@ -22,6 +29,8 @@ DEFAULT_REGION = "us-east-1"
 SKIP_SETUP = "none"  # --setup none
 #: Shell variables that name AWS endpoints: the workers get them (boto3 reads them).
 ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL"
+#: The attribute of the parsed arguments that holds a local AWS spawned ahead (prelaunch_local).
+LAUNCHED = "launched_local_aws"
 
 Progress = Callable[[SetupProgress], None]
 
@@ -36,6 +45,8 @@ class AwsOptions:
     exports: dict[str, str] = field(default_factory=dict)
     setup: Path | None = None
     skip_setup: bool = False  # --setup none: deploy nothing; values come from --export
+    #: With --local-aws: a LocalAws the command already spawned (see prelaunch_local).
+    launched: Any = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AwsOptions:
@@ -76,6 +87,7 @@ class AwsOptions:
             exports=parse_export_options(getattr(args, "export", None)),
             setup=Path(setup) if setup and setup != SKIP_SETUP else None,
             skip_setup=setup == SKIP_SETUP,
+            launched=getattr(args, LAUNCHED, None) if local else None,
         )
 
 
@@ -147,13 +159,27 @@ def open_aws(
 
 def launch_local(options: AwsOptions | None) -> Any:
     """With --local-aws: a LocalAws already spawned (not yet waited for), so that moto starts
-    while the caller does its own work; else None. ``open_aws(..., local=it)`` takes it over."""
+    while the caller does its own work; else None. ``open_aws(..., local=it)`` takes it over.
+    The one prelaunch_local spawned, when there is one."""
     if options is None or not options.local:
         return None
-    from cfn_debug.aws.local import LocalAws
-
+    if options.launched is not None:
+        return options.launched
     local = LocalAws()
     local.launch()
+    return local
+
+
+def prelaunch_local(args: argparse.Namespace) -> Any:
+    """With --local-aws (and valid AWS options): spawn the local AWS now, before the command
+    imports its engine, and note it in ``args`` for AwsOptions.from_args, so the workspace the
+    command opens takes it over; else None. Stop it when the command ends (a workspace that
+    took it over has stopped it already: stopping twice is harmless)."""
+    if not getattr(args, "local_aws", False):
+        return None
+    options = AwsOptions.from_args(args)  # a usage mistake: exit 2 before anything starts
+    local = launch_local(options)
+    setattr(args, LAUNCHED, local)
     return local
 
 
@@ -167,9 +193,6 @@ def _open_local(
     report: Progress,
     launched: Any = None,
 ) -> AwsSession:
-    from cfn_debug.aws.local import LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LocalAws
-    from cfn_debug.aws.setup_stack import find_setup_template
-
     local = launched or LocalAws()
     report(SetupProgress("starting the local AWS (moto)"))
     try:
@@ -181,8 +204,6 @@ def _open_local(
         client = _client("cloudformation", url, region, LOCAL_CREDENTIALS)
         setup = None
         if template is not None:
-            from cfn_debug.aws.setup_stack import deploy_setup
-
             setup = deploy_setup(
                 client,
                 template,
@@ -274,8 +295,9 @@ def _shell_service_endpoints() -> dict[str, str]:
 
 
 def _client(service: str, url: str | None, region: str, credentials: dict[str, str]) -> Any:
+    # lazy: aws.session is imported at start-up; boto3 only once AWS is used
     import boto3
-    from botocore.config import Config
+    from botocore.config import Config  # lazy: as boto3 above
 
     return boto3.client(
         service,
@@ -292,13 +314,13 @@ def _exports_loader(
     url: str | None, region: str, profile: str | None
 ) -> Callable[[], dict[str, str]]:
     def load() -> dict[str, str]:
+        # lazy: aws.session is imported at start-up; boto3 only once AWS is used
         from botocore.exceptions import BotoCoreError, ClientError
-
-        from cfn_debug.aws.setup_stack import list_exports
 
         where = url or f"profile {profile}"
         try:
             if profile:
+                # lazy: aws.session is imported at start-up; boto3 only once AWS is used
                 import boto3
 
                 session = boto3.Session(profile_name=profile, region_name=region)
@@ -318,8 +340,9 @@ def _exports_loader(
 def _account(profile: str, region: str) -> tuple[str | None, str | None]:
     """The profile's account id from STS, or why it is unknown (offline, expired, ...)."""
     try:
+        # lazy: aws.session is imported at start-up; boto3 only once AWS is used
         import boto3
-        from botocore.config import Config
+        from botocore.config import Config  # lazy: as boto3 above
 
         client = boto3.Session(profile_name=profile, region_name=region).client(
             "sts", config=Config(retries={"max_attempts": 0}, connect_timeout=3, read_timeout=5)

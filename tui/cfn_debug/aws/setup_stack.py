@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from cfn_debug.aws.skipped_types import create_skipped, template_bodies
 from cfn_debug.errors import CfnDebugError
 
 SETUP_TEMPLATES = ("test/setup.yml", "test/setup.yaml", "test/setup.json")
@@ -197,8 +198,8 @@ def deploy_setup(
     client per service name) where cfn-debug knows the call (aws.skipped_types), else warned
     about: the handler may not need it. A failure of the local AWS names the resource and is
     an infrastructure limit (SetupError, exit 2)."""
-    from botocore.exceptions import BotoCoreError, ClientError
-    from botocore.parsers import ResponseParserError
+    from botocore.exceptions import BotoCoreError, ClientError  # lazy: imported at start-up
+    from botocore.parsers import ResponseParserError  # lazy: as the line above
 
     report = progress or (lambda _p: None)
     text, resources, outputs = template_resources(template)
@@ -281,8 +282,6 @@ def _create_skipped(
 ) -> str | None:
     """Create a resource the local AWS's CloudFormation skipped through its service's API;
     else warn naming it (the run goes on). Its physical id, or None."""
-    from cfn_debug.aws.skipped_types import create_skipped, template_bodies
-
     body = template_bodies(template).get(logical_id, {})
     kind = str(body.get("Type", "?"))
     reason = "no client for its service"

@@ -1,12 +1,7 @@
 """Schema-aware model diff (models.py), with the exact encodings of a step's models and what is
 known of long arrays across steps (encodings.py)."""
 
-from cfn_debug.diff.encodings import (
-    ArrayFacts,
-    Encodings,
-    remember_step_encodings,
-    step_encodings,
-)
+from cfn_debug.diff.encodings import ArrayFacts, Encodings
 from cfn_debug.diff.models import MULTISET_NOTE, NOTED_CLASSES, canonical_key, diff_models
 
 __all__ = [
@@ -16,6 +11,4 @@ __all__ = [
     "Encodings",
     "canonical_key",
     "diff_models",
-    "remember_step_encodings",
-    "step_encodings",
 ]

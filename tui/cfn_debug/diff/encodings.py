@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import marshal
 from collections import Counter
+from collections.abc import Iterable
 from itertools import compress, count, islice, repeat
 from operator import ne
 from typing import Any
@@ -267,13 +268,16 @@ class Encodings:
 
     Share one between the diffs and checks of one step (the returned model is compared with the
     request, with the previous step's model and with what was requested, and checked against the
-    schema): each large model is then encoded, and each long array fingerprinted, once. Keyed by
-    ``id`` and holding the objects, so no id is reused while it lives; drop it with the step,
-    since a model mutated afterwards would keep its old encoding.
+    schema) and its journal line: each large model is then encoded, and each long array
+    fingerprinted, once. Keyed by ``id`` and holding the objects, so no id is reused while it
+    lives; drop it with the step's event, since a model mutated afterwards would keep its old
+    encoding. ``seeds``: encodings made already, as :meth:`seed` takes them.
     """
 
-    def __init__(self) -> None:
-        self._known: dict[int, tuple[Any, bytes | None]] = {}
+    def __init__(self, seeds: Iterable[tuple[Any, bytes]] = ()) -> None:
+        self._known: dict[int, tuple[Any, bytes | None]] = {
+            id(value): (value, raw) for value, raw in seeds
+        }
         self._facts: dict[int, tuple[Any, ArrayFacts]] = {}
         self._pairs: dict[tuple[int, int], set[bytes]] = {}  # unpaired sets, by facts serials
 
@@ -482,7 +486,7 @@ class Encodings:
 
     def seed(self, value: Any, raw: bytes) -> None:
         """Take ``raw`` as ``value``'s encoding (``jsonfast.exact(value)``, made this step by
-        another part: the request body's encoding, ``invoke.base.payload_encodings``)."""
+        another part: the request body's, ``invoke.base.RequestBody.members``)."""
         self._known[id(value)] = (value, raw)
 
     def of(self, value: Any) -> bytes | None:
@@ -492,24 +496,3 @@ class Encodings:
         raw = exact(value)
         self._known[id(value)] = (value, raw)
         return raw
-
-
-#: The last steps build_step made, each with the Encodings its redaction and diffs used (newest
-#: first): the journal writes a step's models from those bytes instead of encoding them again.
-_STEP_ENCODINGS: list[tuple[Any, Encodings]] = []
-_STEPS_KEPT = 2
-
-
-def remember_step_encodings(step: Any, encodings: Encodings) -> None:
-    """Keep ``encodings`` for the journal line of ``step`` (build_step calls it as it returns
-    the step; nothing changes a step's models afterwards)."""
-    _STEP_ENCODINGS.insert(0, (step, encodings))
-    del _STEP_ENCODINGS[_STEPS_KEPT:]
-
-
-def step_encodings(step: Any) -> Encodings | None:
-    """The Encodings ``step`` was built with, if it is one of the last few steps built."""
-    for known, encodings in _STEP_ENCODINGS:
-        if known is step:
-            return encodings
-    return None

@@ -325,6 +325,12 @@ def _register(handlers_module: ModuleType) -> None:
     builtin = getattr(handlers_module, "BUILTIN_HANDLERS", None)
     if isinstance(builtin, list) and HANDLERS[0] not in builtin:
         builtin.extend(HANDLERS)
+    share_botocore_setup()
+
+
+def share_botocore_setup() -> None:
+    """Sessions of this process share botocore's parsed data files and its checks of the
+    built-in event handlers (see the two functions below). Idempotent."""
     _share_data_files()
 
 

@@ -98,6 +98,19 @@ def interpreter_for(
     return build_env(env_dir, requirements, missing, report)
 
 
+def ready_interpreter(project_dir: Path) -> Path | None:
+    """The interpreter ``interpreter_for(project_dir)`` answers when it needs neither a check nor
+    a build (no requirements.txt, or one already found satisfied); None otherwise."""
+    requirements = Path(project_dir) / REQUIREMENTS
+    if not requirements.exists():
+        return Path(sys.executable)
+    try:
+        content = requirements.read_bytes()
+    except OSError:
+        return None
+    return Path(sys.executable) if _satisfied_marker(content).is_file() else None
+
+
 def check_python(python: str | Path) -> Path:
     """``--python PATH``: an interpreter that runs; a venv directory names its bin/python."""
     path = Path(python).expanduser()

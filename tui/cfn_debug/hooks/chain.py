@@ -118,10 +118,10 @@ async def run_hook_chain(
         started_at = _now_iso()
         yield InvocationStarted(run.run_id, index, action, limit_s, time.monotonic())
         outcome = await _race(_invoke(invoker, function_name, payload), control)
-        if not isinstance(outcome, InvokeResult):
+        if not isinstance(outcome, tuple):
             end_reason = EndReason.CANCELLED
             break
-        result = outcome
+        result = outcome[0]  # a hook step's line is written without build_step's encodings
         status = hook_status(result.progress) if result.kind is OutcomeKind.PROGRESS else None
         reinvoke = status == "IN_PROGRESS"
         requested = _delay_of(result) if reinvoke else 0.0

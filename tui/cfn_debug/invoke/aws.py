@@ -1,4 +1,8 @@
-"""Invoke functions deployed in AWS with boto3 (run in a thread: boto3 is synchronous)."""
+"""Invoke functions deployed in AWS with boto3 (run in a thread: boto3 is synchronous).
+
+This module imports boto3: import it only where a run talks to AWS (cfn_debug.connect does,
+for ``--endpoint aws``), never on the way to a local run's first request.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,18 @@ import base64
 import time
 from typing import Any
 
-from cfn_debug.invoke.base import encode_payload
+import boto3
+from botocore.config import Config
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    NoRegionError,
+    ReadTimeoutError,
+)
+
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
 
@@ -41,9 +56,6 @@ class AwsInvoker:
 
     def _lambda(self) -> Any:
         if self._client is None:
-            import boto3  # lazily: not every run talks to AWS
-            from botocore.config import Config
-
             session = boto3.Session(profile_name=self.profile, region_name=self.region)
             self._client = session.client(
                 "lambda",
@@ -56,21 +68,10 @@ class AwsInvoker:
             )
         return self._client
 
-    async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
-        body = encode_payload(payload)
+    async def invoke(self, function_name: str, body: bytes) -> InvokeResult:
         return await asyncio.to_thread(self._invoke_sync, function_name, body)
 
     def _invoke_sync(self, function_name: str, body: bytes) -> InvokeResult:
-        from botocore.exceptions import (
-            BotoCoreError,
-            ClientError,
-            ConnectTimeoutError,
-            EndpointConnectionError,
-            NoCredentialsError,
-            NoRegionError,
-            ReadTimeoutError,
-        )
-
         started = time.perf_counter()
         try:
             kwargs: dict[str, Any] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -23,6 +24,22 @@ def _compact(value: Any) -> str:
 
 
 def encode_payload(payload: dict[str, Any]) -> bytes:
+    """The request body of ``payload`` (:func:`encode_request`'s ``data``)."""
+    return encode_request(payload).data
+
+
+@dataclass(frozen=True, slots=True)
+class RequestBody:
+    """A request's body and the exact encodings (``jsonfast.exact``) it was made of for its
+    request model's large container members: the step built from the request seeds its
+    ``diff.Encodings`` with ``members`` instead of encoding those members again."""
+
+    data: bytes
+    #: (member, its exact encoding), the member the very object of the payload's request model
+    members: tuple[tuple[Any, bytes], ...] = ()
+
+
+def encode_request(payload: dict[str, Any]) -> RequestBody:
     """The request body: ``json.dumps(payload, separators=(",", ":"))`` in meaning, with its
     models encoded by orjson where that cannot differ (see cfn_debug.text.jsonfast): ~5 ms instead
     of ~45 ms for a 5 MB model. Non-ASCII characters are sent as UTF-8 rather than escaped.
@@ -31,17 +48,16 @@ def encode_payload(payload: dict[str, Any]) -> bytes:
     would be written as; nothing orjson refuses): one buffer, not parts joined (a 2 KB payload:
     ~3 us instead of ~30); else it is taken apart by the Splicer. A large request model's
     container members are encoded on their own first and put in as they are (orjson's
-    Fragment): the step built from this payload reuses them (``payload_encodings``) instead of
-    encoding the model again for its secret scan and diffs, and a member sent again (the same
-    desired state at every re-invocation) is found free of ``null`` by comparing bytes."""
-    whole = _with_model_members(payload)
-    if whole is None:
-        whole = exact(payload)
-        if whole is not None and not holds(whole, b"null"):
-            return whole
-    else:
-        return whole
-    return Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload)
+    Fragment), and returned with the body (``RequestBody.members``) for the step's secret scan
+    and diffs; a member sent again (the same desired state at every re-invocation) is found
+    free of ``null`` by comparing bytes."""
+    spliced = _with_model_members(payload)
+    if spliced is not None:
+        return spliced
+    whole = exact(payload)
+    if whole is not None and not holds(whole, b"null"):
+        return RequestBody(whole)
+    return RequestBody(Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload))
 
 
 #: Members of a request model at least this long (bytes of JSON) are encoded on their own.
@@ -50,26 +66,12 @@ _MEMBER_MIN = 64 * 1024
 #: shorter one can still be large: it is then encoded with the whole body, as before).
 _MEMBER_LEN_MIN = 64
 _CONTAINERS = (list, dict)
-#: The last payload encoded member by member: (payload, its request model's members with their
-#: encodings). One payload, so it holds no more than the request being sent.
-_LAST: list[tuple[dict[str, Any], list[tuple[Any, bytes]]]] = []
 
 
-def payload_encodings(payload: dict[str, Any]) -> list[tuple[Any, bytes]]:
-    """The exact encodings (``jsonfast.exact``) of ``payload``'s request model members that
-    ``encode_payload`` made, if it was the last payload encoded: the step built from it seeds
-    its ``diff.Encodings`` with them. The payload is held, not mutated by anyone in between
-    (the chain builds it, sends it, then builds the step from it)."""
-    if _LAST and _LAST[0][0] is payload:
-        return _LAST[0][1]
-    return []
-
-
-def _with_model_members(payload: dict[str, Any]) -> bytes | None:
-    """The payload's encoding, its request model's large container members encoded first and
-    put in as they are; None when there is no large member or a part cannot be used (a
+def _with_model_members(payload: dict[str, Any]) -> RequestBody | None:
+    """The payload's body, its request model's large container members encoded first and put
+    in as they are; None when there is no large member or a part cannot be used (a
     ``null`` anywhere: a NaN would be written so; something orjson refuses)."""
-    _LAST.clear()
     place = request_place(payload)
     if place is None:
         return None
@@ -111,15 +113,15 @@ def _with_model_members(payload: dict[str, Any]) -> bytes | None:
     whole = exact(skeleton)
     if whole is None:
         return None
-    _LAST.append((payload, members))
-    return whole
+    return RequestBody(whole, tuple(members))
 
 
 class Invoker(Protocol):
     label: str
 
-    async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
-        """Invoke once; every outcome (even "nothing answers") comes back as an InvokeResult."""
+    async def invoke(self, function_name: str, body: bytes) -> InvokeResult:
+        """Invoke once with ``body`` (a request's JSON, :func:`encode_request`); every outcome
+        (even "nothing answers") comes back as an InvokeResult."""
         ...
 
     async def aclose(self) -> None: ...

@@ -2,7 +2,8 @@
 Interface Emulator, or cfn-debug's embedded endpoint (all speak the Lambda Invoke API).
 
 A plain ``http://`` endpoint is spoken to with the small h11 client of http1.py (a loopback
-invoke costs a quarter of httpx's event-loop time there); anything else (``https://``) with httpx.
+invoke costs a quarter of httpx's event-loop time there); anything else (``https://``) with httpx,
+imported only then (and for `serve`'s details route): the embedded endpoint never needs it.
 """
 
 from __future__ import annotations
@@ -12,16 +13,17 @@ import base64
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-import httpx
 
 from cfn_debug.aws_calls import calls_from_dicts
 from cfn_debug.invoke import http1
-from cfn_debug.invoke.base import AwsCallsHook, LogsHook, encode_payload
+from cfn_debug.invoke.base import AwsCallsHook, LogsHook
 from cfn_debug.invoke.outcome import DEFAULT_BODY_CAP, classify
 from cfn_debug.records import InvokeResult, OutcomeKind
+
+if TYPE_CHECKING:
+    import httpx
 
 #: Lambda's longest timeout; past it a local endpoint that never answers is given up on.
 DEFAULT_READ_TIMEOUT_S = 900.0
@@ -94,9 +96,6 @@ class LocalInvoker:
         self._log_tail = log_tail
         self._noted_no_details = False
         self._details_client: tuple[asyncio.AbstractEventLoop, httpx.AsyncClient] | None = None
-        self._timeout = httpx.Timeout(
-            connect=connect_timeout_s, read=read_timeout_s, write=60.0, pool=connect_timeout_s
-        )
         self._read_timeout_s = read_timeout_s
         self._body_cap = body_cap
         self._connect_timeout_s = connect_timeout_s
@@ -123,7 +122,17 @@ class LocalInvoker:
                 )
             except ValueError:
                 self._plain = False
-        return httpx.AsyncClient(timeout=self._timeout, trust_env=False)
+        return self._httpx_client()
+
+    def _httpx_client(self) -> httpx.AsyncClient:
+        hx = _httpx()
+        timeout = hx.Timeout(
+            connect=self._connect_timeout_s,
+            read=self._read_timeout_s,
+            write=60.0,
+            pool=self._connect_timeout_s,
+        )
+        return hx.AsyncClient(timeout=timeout, trust_env=False)
 
     def unreachable_message(self) -> str:
         return (
@@ -131,8 +140,7 @@ class LocalInvoker:
             "--endpoint to use the embedded endpoint"
         )
 
-    async def invoke(self, function_name: str, payload: dict[str, Any]) -> InvokeResult:
-        body = encode_payload(payload)
+    async def invoke(self, function_name: str, body: bytes) -> InvokeResult:
         headers = {"Content-Type": "application/json"}
         if self._log_tail:
             headers["X-Amz-Log-Type"] = "Tail"
@@ -140,6 +148,7 @@ class LocalInvoker:
         if isinstance(client, http1.AsyncHTTP1Client):
             return await self._invoke_plain(client, function_name, body, headers)
         url = self.base_url + invoke_path(function_name)
+        hx = _httpx()
         started = time.perf_counter()
         try:
             async with client.stream("POST", url, content=body, headers=headers) as response:
@@ -150,11 +159,11 @@ class LocalInvoker:
                     if size <= self._body_cap:
                         chunks.append(chunk)
                 duration = time.perf_counter() - started
-        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as exc:
+        except (hx.ConnectError, hx.ConnectTimeout, hx.UnsupportedProtocol) as exc:
             return self._unreachable(started, exc)
-        except httpx.ReadTimeout:
+        except hx.ReadTimeout:
             return self._timed_out(started)
-        except httpx.HTTPError as exc:
+        except hx.HTTPError as exc:
             return self._broke_off(started, exc)
         raw = b"".join(chunks)  # at most body_cap bytes: a bigger body is reported, not parsed
         return await self._result(
@@ -273,12 +282,12 @@ class LocalInvoker:
         loop = asyncio.get_running_loop()
         if self._details_client is None or self._details_client[0] is not loop:
             # its own client: the invoke client may not speak anything but the invoke POST
-            client = httpx.AsyncClient(timeout=self._timeout, trust_env=False)
+            client = self._httpx_client()
             self._details_client = (loop, client)
         try:
             response = await self._details_client[1].get(self.base_url + path)
             details = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError) as exc:
+        except (_httpx().HTTPError, ValueError) as exc:
             result.logs = [*result.logs, f"[cfn-debug] could not fetch the logs: {exc}"]
             return
         except RecursionError:  # nested past what json reads: the step's answer is kept
@@ -321,3 +330,10 @@ class LocalInvoker:
         self._client = None
         self._loop = None
         self._details_client = None
+
+
+def _httpx() -> Any:
+    """The httpx module: only https:// endpoints and `serve`'s details route use it."""
+    import httpx  # lazy: ~0.15 s of every start of the embedded endpoint's commands otherwise
+
+    return httpx

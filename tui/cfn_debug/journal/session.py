@@ -31,13 +31,20 @@ from pathlib import Path
 from typing import Any
 
 from cfn_debug import __version__
-from cfn_debug.diff import step_encodings
 from cfn_debug.errors import JournalError
 from cfn_debug.filesafe import read_bytes
 from cfn_debug.journal.models import PLACES, ModelRefs, model_at, restore_models
 from cfn_debug.journal.validation import check_run, check_step
 from cfn_debug.locations import default_journal_path
-from cfn_debug.records import ChainEvent, RunEnded, RunRecord, RunStarted, Step, StepCompleted
+from cfn_debug.records import (
+    ChainEvent,
+    RunEnded,
+    RunRecord,
+    RunStarted,
+    Step,
+    StepCompleted,
+    StepEncodings,
+)
 from cfn_debug.text.jsonfast import exact
 from cfn_debug.text.redact import redact, redacted_json_parts
 from cfn_debug.text.samejson import same_json
@@ -212,25 +219,7 @@ class Journal:
     def record(self, event: ChainEvent) -> None:
         """Append the line for ``event``; events that change nothing durable are skipped."""
         if isinstance(event, StepCompleted):
-            run_id = event.run_id
-            # what a later line may refer to is remembered only once this line is written
-            saved = self._contexts.get(run_id), self._models.saved(run_id)
-            try:
-                entry = {"type": "step", "run_id": run_id, "step": _step_dict(event.step)}
-                self._refer_to_repeated_context(run_id, event.step.index, entry)
-                known = step_encodings(event.step)
-                if known is not None:  # a step build_step made: its models' encodings are known
-                    self._models.refer(run_id, event.step.index, entry, known.of)
-                line = _entry_line(entry, event.step)
-                self._open()
-                self._write_line(line)
-            except BaseException:
-                if saved[0] is None:
-                    self._contexts.pop(run_id, None)
-                else:
-                    self._contexts[run_id] = saved[0]
-                self._models.restore(run_id, saved[1])
-                raise
+            self._record_step(event.run_id, event.step, event.encodings)
         elif isinstance(event, RunStarted):
             if self.endpoint is None and self._fd is None:
                 self.endpoint = event.run.endpoint
@@ -242,6 +231,28 @@ class Journal:
             self._contexts.pop(event.run.run_id, None)
             self._models.forget(event.run.run_id)
             self.write({"type": "run_ended", "run": redact(_run_head(event.run))})
+
+    def _record_step(self, run_id: str, step: Step, known: StepEncodings | None) -> None:
+        """Append ``step``'s line. ``known``: the encodings build_step made of its models (the
+        StepCompleted's), written as they are instead of encoding the models again; None for a
+        step made otherwise (a hook's, a replayed one)."""
+        # what a later line may refer to is remembered only once this line is written
+        saved = self._contexts.get(run_id), self._models.saved(run_id)
+        try:
+            entry = {"type": "step", "run_id": run_id, "step": _step_dict(step)}
+            self._refer_to_repeated_context(run_id, step.index, entry)
+            if known is not None:
+                self._models.refer(run_id, step.index, entry, known.of)
+            line = _entry_line(entry, step, known)
+            self._open()
+            self._write_line(line)
+        except BaseException:
+            if saved[0] is None:
+                self._contexts.pop(run_id, None)
+            else:
+                self._contexts[run_id] = saved[0]
+            self._models.restore(run_id, saved[1])
+            raise
 
     def _refer_to_repeated_context(self, run_id: str, index: int, entry: dict[str, Any]) -> None:
         """Write a callbackContext that repeats the one a previous step returned as a reference
@@ -290,11 +301,13 @@ class Journal:
 _WHOLE_LINE_MAX = 16 * 1024
 
 
-def _entry_line(entry: dict[str, Any], step: Step) -> str | bytes | list[bytes]:
+def _entry_line(
+    entry: dict[str, Any], step: Step, known: StepEncodings | None
+) -> str | bytes | list[bytes]:
     """``_dumps(redact(entry))`` in meaning. A small entry is redacted by a walk and encoded by
     orjson when that cannot differ (nothing orjson refuses, every float finite: orjson writes
-    NaN and infinities as null), else by ``_dumps``; a large one by ``redacted_json_parts``."""
-    known = step_encodings(step)
+    NaN and infinities as null), else by ``_dumps``; a large one by ``redacted_json_parts``,
+    ``step``'s models' parts from ``known`` (build_step's encodings) where it has them."""
     if not _has_large_member(step, known):  # else encoding it whole to measure it is wasted
         raw = exact(entry)
         if raw is not None and len(raw) < _WHOLE_LINE_MAX:
@@ -334,7 +347,7 @@ def _finite(value: Any) -> bool:
     return True
 
 
-def _has_large_member(step: Step, known: Any) -> bool:
+def _has_large_member(step: Step, known: StepEncodings | None) -> bool:
     """Whether a model of ``step`` has a member whose encoding, made by build_step for its
     diffs and secret scan (``known``, its Encodings), is too long for a whole line."""
     if known is None:

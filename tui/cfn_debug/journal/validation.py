@@ -1,8 +1,8 @@
-"""Check a transcript's run objects field by field before they become records.
+"""Check a journal's or a transcript's run objects field by field before they become records.
 
-``RunRecord.from_dict`` trusts its input; a hand-edited or truncated transcript must instead fail
-with a JournalError naming the file, the field (e.g. ``runs[2].steps[0].result.kind``) and what
-was expected there.
+``RunRecord.from_dict`` trusts its input; a hand-edited or truncated journal or transcript must
+instead fail with a JournalError naming the file, the field (e.g.
+``runs[2].steps[0].result.kind``) and what was expected there.
 """
 
 from __future__ import annotations

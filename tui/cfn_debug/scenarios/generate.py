@@ -21,12 +21,17 @@ flaky), and a budget caps the runs: past it, shrinking stops at the smallest fai
 from __future__ import annotations
 
 import json
+import re
+import secrets
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfn_debug.locations import state_dir
+from cfn_debug.scenarios.pattern_example import pattern_example
 from cfn_debug.schema import ResourceSchema, identifier_model, join_pointer
+from cfn_debug.schema.ecma_regex import compile_ecma
 
 _MAX_DEPTH = 8
 
@@ -34,16 +39,16 @@ _MAX_DEPTH = 8
 def _keep_out_of_the_project() -> None:
     """Hypothesis keeps its files (.hypothesis/) under cfn-debug's state directory, never in
     the working directory, which is usually the user's project."""
+    # lazy: generate is on start-up's path, Hypothesis needed only to generate inputs
     from hypothesis.configuration import set_hypothesis_home_dir
-
-    from cfn_debug.locations import state_dir
 
     set_hypothesis_home_dir(state_dir() / "hypothesis")
 
 
 def _strategy(schema: ResourceSchema, node: Any, pointer: str, depth: int) -> Any:
+    # lazy: generate is on start-up's path, Hypothesis needed only to generate inputs
     from hypothesis import strategies as st
-    from hypothesis_jsonschema import from_schema
+    from hypothesis_jsonschema import from_schema  # lazy: as hypothesis above
 
     node = schema.resolve_ref(node)
     if not isinstance(node, dict) or depth > _MAX_DEPTH:
@@ -87,8 +92,6 @@ def _top_patterns(plain: dict[str, Any]) -> list[Any]:
     not), its ``$`` matches before a final newline, its ``\\d`` and ``\\w`` match non-ASCII
     digits and letters. A string only Python accepts is an input the schema rejects, and sending
     it as a valid input blames a correct handler (input-valid, model-conforms-to-schema)."""
-    from cfn_debug.schema.ecma_regex import compile_ecma
-
     source = plain.get("pattern")
     return [compile_ecma(source)] if isinstance(source, str) else []
 
@@ -100,8 +103,6 @@ def _python_patterns(plain: dict[str, Any]) -> None:
     or a surrogate-pair range, is taken out. What is left of the difference (``.`` matching
     ``\\r``) is filtered: the top pattern by :func:`_top_patterns`, nested values with the whole
     input by :func:`create_strategy`."""
-    import re
-
     stack: list[Any] = [plain]
     while stack:
         node = stack.pop()
@@ -144,6 +145,7 @@ def _plain(schema: ResourceSchema, node: dict[str, Any]) -> dict[str, Any]:
 
 
 def _object(schema: ResourceSchema, node: dict[str, Any], pointer: str, depth: int) -> Any:
+    # lazy: generate is on start-up's path, Hypothesis needed only to generate inputs
     from hypothesis import strategies as st
 
     props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
@@ -178,6 +180,7 @@ def update_strategy(schema: ResourceSchema) -> Any:
 
 
 def _example(strategy: Any) -> Any:
+    # lazy: generate is on start-up's path, Hypothesis needed only to generate inputs
     from hypothesis.errors import NonInteractiveExampleWarning
 
     with warnings.catch_warnings():
@@ -200,8 +203,6 @@ def fresh_identifier(
 ) -> dict[str, Any]:
     """A primary identifier generated from the schema: one no resource has (almost surely);
     only its parts at ``pointers`` when given."""
-    import secrets
-
     identifier: dict[str, Any] = {}
     for pointer in schema.primary_identifier if pointers is None else pointers:
         subs = schema.subschemas(pointer)
@@ -210,8 +211,13 @@ def fresh_identifier(
         if unconstrained:
             identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
             continue
+        drawn = _drawn_part(schema, pointer, node)
+        if drawn is not None:
+            identifier[pointer] = drawn
+            continue
         try:
-            from hypothesis_jsonschema import from_schema  # slow to import: only when needed
+            # lazy: generate is on start-up's path, Hypothesis needed only to generate inputs
+            from hypothesis_jsonschema import from_schema
 
             top = _top_patterns(node)
             _python_patterns(node)
@@ -225,6 +231,21 @@ def fresh_identifier(
         except Exception:  # a subschema hypothesis cannot generate from: a plain unique string
             identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
     return identifier
+
+
+def _drawn_part(schema: ResourceSchema, pointer: str, node: dict[str, Any]) -> str | None:
+    """A string for ``pointer`` drawn from its pattern alone (pattern_example: no Hypothesis),
+    when the whole schema accepts one of a few; else None."""
+    pattern = node.get("pattern")
+    if not isinstance(pattern, str) or node.get("type") not in (None, "string"):
+        return None
+    for _ in range(10):
+        value = pattern_example(pattern)
+        if value is None:
+            return None
+        if _valid_part(schema, pointer, value):
+            return value
+    return None
 
 
 # --- the search ---------------------------------------------------------------------------------
@@ -265,8 +286,9 @@ def search(
 
     Blocking: call it from a worker thread. ``try_input`` is called at most ``budget`` times.
     """
+    # lazy: generate is on start-up's path, Hypothesis needed only to generate inputs
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis import seed as with_seed
+    from hypothesis import seed as with_seed  # lazy: as the line above
 
     _keep_out_of_the_project()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.scenarios.generate import fresh_identifier
 from cfn_debug.scenarios.inputs import (
     create_only_names,
     identifier_text,
@@ -92,8 +93,6 @@ def _never_created_identifier(p: Play) -> dict[str, Any]:
     """A primary identifier no resource has: settable parts from the create input, with a fresh
     suffix where a suffix is allowed (a reference keeps its value: the group exists, the member
     does not); readOnly parts generated from the schema."""
-    from cfn_debug.scenarios.generate import fresh_identifier
-
     generated: dict[str, Any] = {}
 
     def generate(pointer: str) -> Any:  # a part at a time: most identifiers need none

@@ -10,7 +10,14 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from cfn_debug.app.actions import app_keys
-from cfn_debug.app.transcripts import EXPORT_FORMATS
+
+#: Palette / chooser order: (format, title).
+EXPORT_FORMATS: tuple[tuple[str, str], ...] = (
+    ("json", "JSON"),
+    ("md", "Markdown"),
+    ("html", "HTML"),
+    ("junit", "JUnit"),
+)
 
 HINTS = {
     "json": "lossless, loads back (cfn-debug open)",

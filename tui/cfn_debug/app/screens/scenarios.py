@@ -52,6 +52,7 @@ from cfn_debug.app.render import Palette, scrub
 from cfn_debug.app.scenario_board import ScenarioBoard
 from cfn_debug.app.scenario_render import BADGES, badge_text, scenario_renderable
 from cfn_debug.app.scenario_stream import journal, scenario_message
+from cfn_debug.app.themes import palette_for
 from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.chain import ChainOptions
 from cfn_debug.errors import CfnDebugError
@@ -277,8 +278,6 @@ class ScenariosScreen(ModalScreen[None]):
     @property
     def palette(self) -> Palette:
         try:
-            from cfn_debug.app.themes import palette_for
-
             return palette_for(self.app.current_theme)
         except Exception:  # an unknown theme: the plain colours
             return Palette()

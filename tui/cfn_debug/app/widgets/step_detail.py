@@ -32,6 +32,7 @@ from cfn_debug.app.render import (
     timing_renderable,
 )
 from cfn_debug.app.runview import RunView
+from cfn_debug.app.searching import as_text, find
 from cfn_debug.records import Action, RunRecord, Step
 
 #: (rule id, the action of the step or chain) -> the contract sentence for that action.
@@ -190,8 +191,6 @@ class StepDetail(Vertical):
         self.query_one(f"#{self.active or 'findings'}-scroll").focus()
 
     def _search(self, *, jump: bool) -> None:
-        from cfn_debug.app.searching import as_text, find
-
         tab = self.active or "findings"
         scroll = self.query_one(f"#{tab}-scroll", VerticalScroll)
         width = (scroll.size.width or self.size.width or 80) - 2

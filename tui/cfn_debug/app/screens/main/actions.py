@@ -5,22 +5,36 @@ the state these act on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.app import event_editing
-from cfn_debug.app.editing import context_problems
+from cfn_debug.app import demo_support
+from cfn_debug.app.runview import RunView
+from cfn_debug.app.screens.notices import NoticesScreen
 from cfn_debug.app.widgets.events_panel import EventsPanel
+from cfn_debug.app.widgets.notices import Notices
 from cfn_debug.app.widgets.run_status import Countdown, Prompt
 from cfn_debug.app.widgets.step_detail import StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
 from cfn_debug.errors import CfnDebugError
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from cfn_debug.app.screens.main.screen import MainScreen
 
     _Base = MainScreen
 else:
     _Base = object
+
+
+def _editing() -> ModuleType:
+    """``cfn_debug.app.event_editing``: the JSON editor screen and what editing needs."""
+    # lazy: the editor's TextArea, the event parser and the redaction patterns load with the
+    # first edit, not before the first frame
+    from cfn_debug.app import event_editing
+
+    return event_editing
 
 
 class MainActions(_Base):
@@ -62,8 +76,6 @@ class MainActions(_Base):
         self.pending_context = ...
 
     def action_edit_context(self) -> None:
-        from cfn_debug.app.screens.json_editor import JsonEditor
-
         if self.refuse_read_only():
             return
         awaiting = self.view.awaiting
@@ -71,13 +83,13 @@ class MainActions(_Base):
             self.app.bell()
             return
         current = awaiting.callback_context if self.pending_context is ... else self.pending_context
-        editor = JsonEditor(
+        self._edit_json(
+            self._context_edited,
             f"callbackContext for invocation #{awaiting.next_index} (a JSON object, or null)",
             current,
-            context_problems,
+            _editing().context_problems,
             apply_label="Use it (Ctrl+S)",
         )
-        self.app.push_screen(editor, self._context_edited)
 
     def _context_edited(self, value: Any) -> None:
         awaiting = self.view.awaiting
@@ -103,9 +115,6 @@ class MainActions(_Base):
 
     def action_replay_step(self) -> None:
         """``b``: the selected step of the run shown, again, under the debugger."""
-        from cfn_debug.app.runview import RunView
-        from cfn_debug.app.widgets.timeline import Timeline
-
         if self.refuse_read_only():
             return
         run, chains = self.view.run, self.chains
@@ -152,8 +161,6 @@ class MainActions(_Base):
         control.cancel()
 
     def action_reset_demo(self) -> None:
-        from cfn_debug.app import demo_support
-
         if self.refuse_read_only():
             return
         if not self._is_demo():
@@ -202,9 +209,6 @@ class MainActions(_Base):
     # --- the event --------------------------------------------------------------------------
 
     def action_edit_event(self) -> None:
-        from cfn_debug.app.screens.json_editor import JsonEditor
-        from cfn_debug.text.redact import redact
-
         if self.refuse_read_only():
             return
         spec, index = self.selected(), self.selected_event
@@ -212,14 +216,19 @@ class MainActions(_Base):
             self.app.bell()
             return
         schema = self.live.workspace.schema if self.live.workspace is not None else None
-        editor = JsonEditor(
+        self._edit_json(
+            lambda value: self.event_edited(index, value),
             f"Event {spec.name}: edits apply to this session (credentials stay as they are); "
             "E opens the file in $EDITOR",
-            redact(spec.data),
-            lambda data: event_editing.event_problems(spec, schema, data),
+            _editing().redact(spec.data),
+            lambda data: _editing().event_problems(spec, schema, data),
             allow_with_problems=True,
         )
-        self.app.push_screen(editor, lambda value: self.event_edited(index, value))
+
+    def _edit_json(self, done: Callable[[Any], object], *args: Any, **kwargs: Any) -> None:
+        """Open the JSON editor (``JsonEditor(*args, **kwargs)``); ``done`` gets what it
+        returns."""
+        self.app.push_screen(_editing().JsonEditor(*args, **kwargs), done)
 
     def event_edited(self, index: int, value: Any) -> None:
         """The editor closed with ``value`` (``...``: cancelled) for the event at ``index``."""
@@ -227,7 +236,7 @@ class MainActions(_Base):
             return
         original = self.events[index]
         try:
-            edited = event_editing.apply_edit(original, value)
+            edited = _editing().apply_edit(original, value)
         except CfnDebugError as error:
             self.say(
                 Prompt(
@@ -247,13 +256,13 @@ class MainActions(_Base):
         if spec is None or index is None or spec.path is None:
             self.app.bell()
             return
-        problem = event_editing.run_editor(self.app, spec)
+        problem = _editing().run_editor(self.app, spec)
         if problem is not None:
             self.say(Prompt(problem, "Set EDITOR, or press e to edit the event here.", "error"))
             return
         exports = self.live.workspace.project.exports if self.live.workspace is not None else None
         try:
-            reloaded = event_editing.reload(spec, exports)
+            reloaded = _editing().reload(spec, exports)
         except CfnDebugError as error:
             self.say(
                 Prompt(
@@ -275,31 +284,31 @@ class MainActions(_Base):
 
     def action_copy(self) -> None:
         """y: copy a piece of the selected step, masked as exports are (OSC 52)."""
-        from cfn_debug.app.screens.copy import CopyScreen
-
         detail = self.query_one(StepDetail)
         step = detail.step
         if step is None or self.view.run is None:
             self.app.bell()
             self.app.notify("Select a step first: y copies from the selected step.")
             return
-        self.app.push_screen(CopyScreen(step.index, detail.active), self._copy_chosen)
-
-    def _copy_chosen(self, what: str | None) -> None:
-        from cfn_debug.export.clip import CLIPS, clip_text
-
-        step, run = self.query_one(StepDetail).step, self.view.run
-        if what is None or step is None or run is None:
-            return
+        run = self.view.run
         workspace = self.live.workspace
         schema = workspace.schema if workspace is not None else None
         steps = self.view.steps if self.view.steps else run.steps
-        index = next((i for i, s in enumerate(steps) if s is step), step.index)
-        text = clip_text(run, steps, index, what, schema.write_only if schema else ())
-        self.app.copy_to_clipboard(text)
-        self.last_copied = text
+        # lazy: the copy screen's clips are the exporter's (cfn_debug.export): they load with
+        # the first y, not before the first frame
+        from cfn_debug.app.screens.copy import CopyScreen
+
+        chooser = CopyScreen(run, steps, step, detail.active, schema.write_only if schema else ())
+        self.app.push_screen(chooser, self._copied)
+
+    def _copied(self, clip: Any) -> None:
+        """The copy screen's Clip (None: nothing chosen) goes to the clipboard."""
+        if clip is None:
+            return
+        self.app.copy_to_clipboard(clip.text)
+        self.last_copied = clip.text
         self.app.notify(
-            f"Copied the {dict(CLIPS)[what]} of step #{step.index} ({len(text):,} characters).",
+            f"Copied the {clip.title} of step #{clip.step_index} ({len(clip.text):,} characters).",
             markup=False,
         )
 
@@ -316,12 +325,10 @@ class MainActions(_Base):
             self.maximize(self.query_one(StepDetail), container=False)
 
     def action_show_notices(self) -> None:
-        from cfn_debug.app.screens.notices import NoticesScreen
-        from cfn_debug.app.widgets.notices import Notices
-
         self.app.push_screen(NoticesScreen(self.query_one(Notices).lines))
 
     def action_scenarios(self) -> None:
+        # lazy: the scenarios engine (the catalogue, Hypothesis) loads with the screen
         from cfn_debug.app.screens.scenarios import ScenariosScreen
 
         self.app.push_screen(ScenariosScreen.for_app(self.app))

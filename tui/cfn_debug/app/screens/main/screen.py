@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Tree
 
 from cfn_debug.app.actions import CONTEXTUAL, LIVE_ONLY, bindings
-from cfn_debug.app.chain_runs import ChainRuns
+from cfn_debug.app.chain_runs import ChainRuns, watch_support
 from cfn_debug.app.config import MODES
 from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import (
@@ -31,7 +31,7 @@ from cfn_debug.app.render import Palette
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.main.actions import MainActions
 from cfn_debug.app.screens.main.stream import MainStream
-from cfn_debug.app.summary import landing_row, run_summary
+from cfn_debug.app.summary import landing_row, run_summary, transcript_kind
 from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
@@ -180,7 +180,7 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         if self.live.read_only:
             self.panel.border_title = "Runs"
             header.type_name = "saved session"
-            header.mode = "read-only " + _transcript_kind(self.config.transcript)
+            header.mode = "read-only " + transcript_kind(self.config.transcript)
             self.say(Prompt(f"Opening {self.config.transcript}…"))
         else:
             self.panel.border_title = "Events"
@@ -412,9 +412,9 @@ class MainScreen(MainActions, MainStream, Screen[None]):
     # --- running ----------------------------------------------------------------------------
 
     def _options(self) -> ChainOptions:
-        from cfn_debug.chain import ChainOptions
-
-        return ChainOptions(
+        # asked for when a run starts: the chain engine loads then (watch_support), not before
+        # the first frame
+        return watch_support().ChainOptions(
             max_reinvoke=0 if self.mode == "stop" else self.config.max_reinvoke,
             max_delay_s=self.config.max_delay,
             step_mode=self.mode == "step",
@@ -463,9 +463,3 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         if self.chains is not None:
             self.chains.new_options()
         self.show_mode()
-
-
-def _transcript_kind(path: Any) -> str:
-    from cfn_debug.app.summary import transcript_kind
-
-    return transcript_kind(path)

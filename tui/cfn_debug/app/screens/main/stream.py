@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.app import demo_support
+from cfn_debug.app.chain_runs import watch_support
 from cfn_debug.app.messages import (
     BuildBegan,
     BuildEnded,
@@ -30,9 +32,11 @@ from cfn_debug.app.messages import (
     WatchReadied,
     WatchStopped,
 )
+from cfn_debug.app.opening import workspace_notices
 from cfn_debug.app.render import changes_section
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.summary import comparison_line, error_code, run_summary
+from cfn_debug.app.widgets.notices import Notices
 from cfn_debug.app.widgets.progress import WorkProgress
 from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt
 
@@ -133,15 +137,11 @@ class MainStream(_Base):
         names = [e.name for e in self.events]
         kinds = getattr(self.last_change, "kinds", None)
         if kinds:
-            from cfn_debug.watch import EVENT, SCHEMA
-
-            if kinds & {EVENT, SCHEMA}:
+            support = watch_support()  # loaded: this is a watch re-run
+            if kinds & {support.EVENT, support.SCHEMA}:
                 self._show_events(workspace, reload=True)
                 names = [e.name for e in workspace.events]
             # a saved schema (or models.py, a source file) may add or settle a notice
-            from cfn_debug.app.opening import workspace_notices
-            from cfn_debug.app.widgets.notices import Notices
-
             self.query_one(Notices).show(workspace_notices(workspace), f"{workspace.project.root}")
         index = names.index(event.event_name) if event.event_name in names else None
         self.pending_context = ...
@@ -232,8 +232,6 @@ class MainStream(_Base):
             return None
 
     def _show_summary(self) -> None:
-        from cfn_debug.app import demo_support
-
         view = self.view
         if view.run is None or not view.ended:
             return
