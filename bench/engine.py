@@ -79,17 +79,17 @@ class _Phases:
 
     @contextmanager
     def installed(self) -> Iterator[None]:
-        from cfn_debug import chain, contract, diff
+        from cfn_debug import chain, contract
 
-        saved = (contract.check_step, diff.diff_models, chain.redact_large, chain._redact_result)
+        saved = (contract.check_step, chain.diff_models, chain.redact_large, chain._redact_result)
         contract.check_step = self._wrap("checks", contract.check_step)
-        diff.diff_models = self._wrap("diffs", diff.diff_models)
+        chain.diff_models = self._wrap("diffs", chain.diff_models)
         chain.redact_large = self._wrap("redaction", chain.redact_large)
         chain._redact_result = self._wrap("redaction", chain._redact_result)
         try:
             yield
         finally:
-            contract.check_step, diff.diff_models, chain.redact_large, chain._redact_result = saved
+            contract.check_step, chain.diff_models, chain.redact_large, chain._redact_result = saved
 
     def take(self) -> dict[str, float]:
         taken, self.spent = self.spent, dict.fromkeys(self.NAMES, 0.0)
@@ -138,8 +138,8 @@ def measure_step_cost(
             callback_context={"done": index},
             client_request_token="tok",
         )
-        body = encode_request(payload)  # what the invoker sends
-        encodings = Encodings(body.members)  # the step's, seeded with the body's members
+        _, members = encode_request(payload)  # what the invoker sends
+        encodings = Encodings(members)  # the step's, seeded with the body's members
         t1 = time.perf_counter()
         result = classify(answers[index], duration_s=0.001)
         t2 = time.perf_counter()

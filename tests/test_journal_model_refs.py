@@ -44,7 +44,7 @@ def chain_step(
         {"action": "CREATE", "request": {"desiredResourceState": desired}}, name="e"
     )
     payload = build_payload(event.normalized, shape, desired=desired, client_request_token="t")
-    encodings = Encodings(encode_request(payload).members)
+    encodings = Encodings(encode_request(payload)[1])
     step = build_step(
         index=index,
         action=Action.CREATE,

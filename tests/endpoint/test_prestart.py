@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from cfn_debug.endpoint import EmbeddedEndpoint
 from cfn_debug.endpoint.prestart import Prestart
+from cfn_debug.endpoint.server import EmbeddedEndpoint
 from endpoint.conftest import BASIC
 
 pytestmark = pytest.mark.timeout(120)

@@ -8,7 +8,7 @@ delay, cancel, advance in step mode).
 ``build_step`` turns one invocation's result into a Step (redaction, contract checks, diffs) and
 touches no network, so benchmarks can feed it results directly. The exact encodings of the step's
 models it makes on the way (``diff.Encodings``, seeded with the request body's, see
-``invoke.base.RequestBody``) go with the step's StepCompleted to the journal, which writes the
+``invoke.base.encode_request``) go with the step's StepCompleted to the journal, which writes the
 step's line from them: each large model is encoded once per step.
 """
 
@@ -356,8 +356,8 @@ async def _invoke(
     encodings (for build_step) seeded with those the body was made of."""
     started = time.perf_counter()
     try:
-        body = encode_request(payload)
-        return await invoker.invoke(function_name, body.data), Encodings(body.members)
+        body, members = encode_request(payload)
+        return await invoker.invoke(function_name, body), Encodings(members)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # an invoker bug must end the run with a reason, not a traceback

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from cfn_debug.debugger.options import DebugOptions
 from cfn_debug.errors import CfnDebugError, ProjectError
-from cfn_debug.invoke.aws import AwsInvoker
 from cfn_debug.invoke.base import Invoker
 from cfn_debug.invoke.local import LocalInvoker
 from cfn_debug.project import Project
@@ -101,6 +100,8 @@ def connect(
                 "one in the profile (or give the function's ARN)",
                 field="--region",
             )
+        # lazy: invoke.aws imports boto3 (~0.3 s), which only --endpoint aws needs here
+        from cfn_debug.invoke.aws import AwsInvoker
 
         invoker_aws = AwsInvoker(region, profile)
         return invoker_aws, invoker_aws.label, None

@@ -275,9 +275,9 @@ class Encodings:
     """
 
     def __init__(self, seeds: Iterable[tuple[Any, bytes]] = ()) -> None:
-        self._known: dict[int, tuple[Any, bytes | None]] = {
-            id(value): (value, raw) for value, raw in seeds
-        }
+        self._known: dict[int, tuple[Any, bytes | None]] = {}
+        for value, raw in seeds:
+            self._known[id(value)] = (value, raw)
         self._facts: dict[int, tuple[Any, ArrayFacts]] = {}
         self._pairs: dict[tuple[int, int], set[bytes]] = {}  # unpaired sets, by facts serials
 
@@ -486,7 +486,7 @@ class Encodings:
 
     def seed(self, value: Any, raw: bytes) -> None:
         """Take ``raw`` as ``value``'s encoding (``jsonfast.exact(value)``, made this step by
-        another part: the request body's, ``invoke.base.RequestBody.members``)."""
+        another part: the request body's, ``invoke.base.encode_request``)."""
         self._known[id(value)] = (value, raw)
 
     def of(self, value: Any) -> bytes | None:

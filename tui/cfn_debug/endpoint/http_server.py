@@ -140,6 +140,8 @@ class HttpServer:
             self.socket.close()
             raise
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
+        #: shutdown() writes to one end: the accept loop's select wakes at once, not at its poll
+        self._wake_read, self._wake_write = socket.socketpair()
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         #: each open connection -> [running an invocation?, since when it waits for a request]
@@ -151,8 +153,8 @@ class HttpServer:
     def serve_forever(self, poll_interval: float = 0.2) -> None:
         try:
             while not self._stopping.is_set():
-                ready, _, _ = select.select([self.socket], [], [], poll_interval)
-                if not ready:
+                ready, _, _ = select.select([self.socket, self._wake_read], [], [], poll_interval)
+                if self.socket not in ready:
                     continue
                 try:
                     conn, _ = self.socket.accept()
@@ -190,6 +192,8 @@ class HttpServer:
     def shutdown(self) -> None:
         """Stop accepting, and close every open connection (their threads end with them)."""
         self._stopping.set()
+        with contextlib.suppress(OSError):
+            self._wake_write.send(b"\0")
         self._stopped.wait(5)
         with self._lock:
             connections = list(self._connections)
@@ -199,6 +203,8 @@ class HttpServer:
 
     def server_close(self) -> None:
         self.socket.close()
+        self._wake_read.close()
+        self._wake_write.close()
 
     # --- one connection ---
 

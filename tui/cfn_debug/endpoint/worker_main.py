@@ -94,10 +94,9 @@ def _prepare_path(code_dir: str) -> None:
 
 def run_awslambdaric(handler: str) -> None:
     # lazy: the handler's own awslambdaric, when it has one (else the portable loop runs)
-    from awslambdaric import bootstrap
-    from awslambdaric.lambda_runtime_client import LambdaRuntimeClient
+    from awslambdaric import bootstrap, lambda_runtime_client
 
-    class _MarkingClient(LambdaRuntimeClient):
+    class _MarkingClient(lambda_runtime_client.LambdaRuntimeClient):
         def post_invocation_result(
             self,
             invoke_id: str,

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -204,33 +203,10 @@ def _fitting(pattern: str, low: int, high: int | None) -> str | None:
                     return text
             except Exception:  # a pattern no engine reads: hypothesis may still
                 break
-    try:  # lazy: hypothesis (~0.4 s of imports) only for a pattern no fixed candidate matches
-        from hypothesis import HealthCheck, given, seed, settings
-        from hypothesis.errors import NonInteractiveExampleWarning
-        from hypothesis_jsonschema import from_schema
-    except ImportError:
-        return None
-    node: dict[str, Any] = {"type": "string", "pattern": pattern, "minLength": low}
-    if high is not None:
-        node["maxLength"] = high
-    found: list[str] = []
-    try:
-        strategy = from_schema(node)
+    # lazy: hypothesis (~0.4 s of imports) only for a pattern no fixed candidate matches
+    from cfn_debug.hooks.generated_string import generated_string
 
-        @seed(20260)
-        @settings(max_examples=1, database=None, suppress_health_check=list(HealthCheck))
-        @given(strategy)
-        def take(value: str) -> None:
-            if not found:
-                found.append(value)
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NonInteractiveExampleWarning)
-            warnings.simplefilter("ignore", UserWarning)
-            take()
-    except Exception:  # a pattern hypothesis cannot generate from (or a Java-only syntax)
-        return None
-    return found[0] if found else None
+    return generated_string(pattern, low, high)
 
 
 def generated_models(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
@@ -23,52 +22,47 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+#: (member, its exact encoding) of a request model's large members, each member the very
+#: object of the payload: the step built from the request seeds its ``diff.Encodings`` with
+#: them instead of encoding those members again.
+Members = tuple[tuple[Any, bytes], ...]
+
+
 def encode_payload(payload: dict[str, Any]) -> bytes:
-    """The request body of ``payload`` (:func:`encode_request`'s ``data``)."""
-    return encode_request(payload).data
+    """The request body of ``payload`` (:func:`encode_request`'s)."""
+    return encode_request(payload)[0]
 
 
-@dataclass(frozen=True, slots=True)
-class RequestBody:
-    """A request's body and the exact encodings (``jsonfast.exact``) it was made of for its
-    request model's large container members: the step built from the request seeds its
-    ``diff.Encodings`` with ``members`` instead of encoding those members again."""
-
-    data: bytes
-    #: (member, its exact encoding), the member the very object of the payload's request model
-    members: tuple[tuple[Any, bytes], ...] = ()
-
-
-def encode_request(payload: dict[str, Any]) -> RequestBody:
-    """The request body: ``json.dumps(payload, separators=(",", ":"))`` in meaning, with its
-    models encoded by orjson where that cannot differ (see cfn_debug.text.jsonfast): ~5 ms instead
-    of ~45 ms for a 5 MB model. Non-ASCII characters are sent as UTF-8 rather than escaped.
+def encode_request(payload: dict[str, Any]) -> tuple[bytes, Members]:
+    """The request body and the encodings of the large members it was made of (see
+    :data:`Members`): ``json.dumps(payload, separators=(",", ":"))`` in meaning, with its
+    models encoded by orjson where that cannot differ (see cfn_debug.text.jsonfast).
+    Non-ASCII characters are sent as UTF-8 rather than escaped.
 
     The whole payload is encoded by orjson at once when it can be (no ``null``, which a NaN
-    would be written as; nothing orjson refuses): one buffer, not parts joined (a 2 KB payload:
-    ~3 us instead of ~30); else it is taken apart by the Splicer. A large request model's
-    container members are encoded on their own first and put in as they are (orjson's
-    Fragment), and returned with the body (``RequestBody.members``) for the step's secret scan
-    and diffs; a member sent again (the same desired state at every re-invocation) is found
-    free of ``null`` by comparing bytes."""
+    would be written as; nothing orjson refuses): one buffer, not parts joined; else it is
+    taken apart by the Splicer. A large request model's container members are encoded on their
+    own first and put in as they are (orjson's Fragment), and returned with the body for the
+    step's secret scan and diffs; a member sent again (the same desired state at every
+    re-invocation) is found free of ``null`` by comparing bytes."""
     spliced = _with_model_members(payload)
     if spliced is not None:
         return spliced
     whole = exact(payload)
     if whole is not None and not holds(whole, b"null"):
-        return RequestBody(whole)
-    return RequestBody(Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload))
+        return whole, ()
+    return Splicer(_compact, ensure_ascii=True, split_depth=1).encode(payload), ()
 
 
 #: Members of a request model at least this long (bytes of JSON) are encoded on their own.
 _MEMBER_MIN = 64 * 1024
 #: ... and only looked for when a member holds at least this many elements or members (a
-#: shorter one can still be large: it is then encoded with the whole body, as before).
+#: shorter one can still be large: it is then encoded with the whole body).
 _MEMBER_LEN_MIN = 64
 _CONTAINERS = (list, dict)
 
 
-def _with_model_members(payload: dict[str, Any]) -> RequestBody | None:
+def _with_model_members(payload: dict[str, Any]) -> tuple[bytes, Members] | None:
     """The payload's body, its request model's large container members encoded first and put
     in as they are; None when there is no large member or a part cannot be used (a
     ``null`` anywhere: a NaN would be written so; something orjson refuses)."""
@@ -113,7 +107,7 @@ def _with_model_members(payload: dict[str, Any]) -> RequestBody | None:
     whole = exact(skeleton)
     if whole is None:
         return None
-    return RequestBody(whole, tuple(members))
+    return whole, tuple(members)
 
 
 class Invoker(Protocol):
