@@ -112,3 +112,55 @@ def test_no_import_cycle_even_counting_imports_inside_functions() -> None:
     _found, _runtime, every, back = structure.graphs(ROOT / "tui")
     assert structure.cycles(every) == []
     assert sorted(set(back)) == []
+
+
+_OPENS = """
+import sys
+from cfn_debug import cli
+code = cli.main(sys.argv[1:])
+print(sorted(m for m in sys.modules if m.startswith("cfn_debug.demo")))
+"""
+
+
+@pytest.mark.parametrize(
+    ("project", "demo_loaded"),
+    [("tests/aws/projects/table-note", False), ("tui/cfn_debug/demo", True)],
+)
+def test_only_the_demo_project_loads_the_demo_policy(
+    tmp_path: Path, project: str, demo_loaded: bool
+) -> None:
+    """The demo is a request policy given when its project opens: `run` on any other project
+    never imports cfn_debug.demo's modules (the endpoint URL is dead: the workspace opens, the
+    invoke fails, exit 2)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "tui"),
+        "NO_COLOR": "1",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "CFN_DEBUG_DEMO_STATE": str(tmp_path / "demo"),
+    }
+    event = ROOT / "sample_events" / "read.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _OPENS,
+            "run",
+            "--project",
+            str(ROOT / project),
+            str(event),
+            "--endpoint",
+            "http://127.0.0.1:9",
+            "--no-journal",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    loaded = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    assert ("cfn_debug.demo.policy" in loaded) is demo_loaded, (loaded, proc.stderr[-2000:])
+    if not demo_loaded:  # the package's __init__ (the demo's type name) and nothing else
+        assert loaded == "['cfn_debug.demo']", loaded

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from cfn_debug.invoke.local import LocalInvoker
 from cfn_debug.records import EndReason, Level
 from cfn_debug.schema import schema_from_dict
 from invoke.lambda_stub import Behaviour, LambdaStub, serve_resource, widget_resource
+from support.cli import run_cli
 from test_chain import EVENT, SCHEMA, collect
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,14 +75,7 @@ async def test_simulated_delays_within_the_timeout_are_no_finding() -> None:
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CFN_DEBUG_DEMO_STATE": str(tmp_path / "demo"), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=REPO,
-    )
+    return run_cli(*args, env=env, timeout=120, cwd=REPO)
 
 
 @pytest.mark.slow

@@ -5,21 +5,19 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from cfn_debug.contract import CATALOGUE
 from cfn_debug.contract.command import rule_document
 from cfn_debug.contract.hook_rules import HOOK_RULES
 from cfn_debug.contract.sequence_rules import HOW, SEQUENCE_RULES
+from support.cli import run_cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args], capture_output=True, text=True, timeout=60
-    )
+    return run_cli(*args, timeout=60)
 
 
 def test_json_lists_every_rule_with_its_contract_sentence() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from cfn_debug.endpoint.server import DETAILS_PATH
 from cfn_debug.invoke.local import NO_DETAILS_NOTE
+from support.cli import run_cli
 from support.ports import free_port
 from support.rie import find_rie_binary, start_rie
 
@@ -27,14 +28,7 @@ pytestmark = pytest.mark.slow
 
 
 def cfn_debug(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1", **(env or {})},
-        timeout=180,
-        cwd=REPO,
-    )
+    return run_cli(*args, env={**os.environ, "NO_COLOR": "1", **(env or {})}, timeout=180, cwd=REPO)
 
 
 @pytest.fixture(scope="module")

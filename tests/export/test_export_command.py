@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from cfn_debug.export import Masker, load_transcript
 from cfn_debug.export.markup import text
 from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import RunEnded, RunRecord, RunStarted, StepCompleted
+from support.cli import run_cli
 
 
 def _journal(path: Path, *, project: str = "/nowhere/vault", torn: bool = False) -> Path:
@@ -108,12 +108,7 @@ def test_reveal_write_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", "export", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_cli("export", *args, timeout=60)
 
 
 def test_bad_inputs_are_one_line_errors_naming_the_file(tmp_path: Path) -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
+
+from support.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,14 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 def cfn_debug(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     state = tmp_path / "demo-state"
     env = {**os.environ, "CFN_DEBUG_DEMO_STATE": str(state), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=240,
-        cwd=REPO,
-    )
+    return run_cli(*args, env=env, timeout=240, cwd=REPO)
 
 
 def _cases(path: Path) -> dict[str, object]:

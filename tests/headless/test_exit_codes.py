@@ -11,9 +11,10 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from support.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 MEMBER = REPO / "tests" / "scenarios" / "projects" / "member"
@@ -24,14 +25,7 @@ def cfn_debug(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     state = tmp_path / "state"
     state.mkdir(exist_ok=True)
     env = {**os.environ, "CORPUS_STATE": str(state), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=REPO,
-    )
+    return run_cli(*args, env=env, timeout=120, cwd=REPO)
 
 
 def event_file(tmp_path: Path, fault: str | None = None) -> str:

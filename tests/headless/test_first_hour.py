@@ -15,8 +15,9 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
+
+from support.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 NOTE = REPO / "tests" / "scenarios" / "projects" / "note"
@@ -31,14 +32,8 @@ def cfn_debug(
         "CORPUS_STATE": str(tmp_path / "corpus"),
         "NO_COLOR": "1",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env={**base, **(env or {})},
-        timeout=120,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
+    return run_cli(
+        *args, env={**base, **(env or {})}, timeout=120, cwd=tmp_path, stdin=subprocess.DEVNULL
     )
 
 

@@ -10,11 +10,12 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from support.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 EVENTS = REPO / "sample_events"
@@ -37,14 +38,7 @@ GOOD = ["create.json", "read.json", "update.json", "list.json", "delete.json"]
 
 def cfn_debug(*args: str, state: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CFN_DEBUG_DEMO_STATE": str(state), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        cwd=REPO,
-    )
+    return run_cli(*args, env=env, timeout=timeout, cwd=REPO)
 
 
 @pytest.fixture(scope="module")

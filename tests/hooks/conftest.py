@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from support.cli import run_cli
 
 PROJECTS = Path(__file__).parent / "projects"
 BUCKET_CHECK = PROJECTS / "bucket-check"
@@ -22,14 +23,7 @@ def cfn_debug(*args: str, home: Path, timeout: float = 300) -> subprocess.Comple
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update({"NO_COLOR": "1", "COLUMNS": "200", "HOME": str(home)})
     env.setdefault("XDG_STATE_HOME", str(home / "state"))
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        cwd=REPO,
-    )
+    return run_cli(*args, env=env, timeout=timeout, cwd=REPO)
 
 
 def document(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from cfn_debug.records import EndReason, OutcomeKind
 from cfn_debug.schema import load_schema
 from invoke.lambda_stub import LambdaStub, Reply
 from reliability.support import REPO, child_env, event_spec, run_events, sam_event
+from support.cli import run_cli
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -32,14 +32,7 @@ HUGE = "9" * 5000  # past sys.get_int_max_str_digits() (4,300)
 
 
 def cfn_debug(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=child_env(XDG_STATE_HOME=str(cwd / "state")),
-        cwd=cwd,
-        timeout=60,
-    )
+    return run_cli(*args, env=child_env(XDG_STATE_HOME=str(cwd / "state")), cwd=cwd, timeout=60)
 
 
 def one_line_naming(proc: subprocess.CompletedProcess[str], path: Path) -> str:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cfn_debug.journal.session import load_journal
 from reliability.support import HOSTILE, REPO, child_env, sam_event, write_json
+from support.cli import run_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -20,14 +20,7 @@ MODES = ["wrong_types", "unknown_status", "big_body", "deep_model", "negative_de
 
 
 def cfn_debug(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        cwd=REPO,
-        timeout=150,
-    )
+    return run_cli(*args, env=child_env(), cwd=REPO, timeout=150)
 
 
 @pytest.fixture(scope="module")

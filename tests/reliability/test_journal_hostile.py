@@ -20,6 +20,7 @@ from cfn_debug.journal.session import Journal, load_journal
 from cfn_debug.records import EndReason, Level
 from cfn_debug.workspace import Workspace
 from reliability.support import HOSTILE, REPO, child_env, event_spec, sam_event, write_json
+from support.cli import run_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,15 +34,7 @@ def cfn_debug(
         if limit_bytes is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=child_env(**env),
-        cwd=REPO,
-        timeout=150,
-        preexec_fn=limit,
-    )
+    return run_cli(*args, env=child_env(**env), cwd=REPO, timeout=150, preexec_fn=limit)
 
 
 def test_an_existing_journal_opened_for_appending_is_made_owner_only(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from reliability.support import (
     wait_for,
     write_json,
 )
+from support.cli import run_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -43,13 +44,7 @@ def leaked(data: bytes | str) -> list[str]:
 
 
 def cfn_debug(*args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        env=child_env(**env),
-        cwd=REPO,
-        timeout=120,
-    )
+    return run_cli(*args, env=child_env(**env), cwd=REPO, timeout=120, text=False)
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,7 @@ from reliability.support import (
     wait_for,
     write_json,
 )
+from support.cli import run_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -48,13 +49,7 @@ def raw_controls(data: bytes) -> list[bytes]:
 
 
 def cfn_debug(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        env=child_env(**env),
-        cwd=cwd,
-        timeout=150,
-    )
+    return run_cli(*args, env=child_env(**env), cwd=cwd, timeout=150, text=False)
 
 
 @pytest.fixture(scope="module")

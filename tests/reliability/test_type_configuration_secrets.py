@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 
 from cfn_debug.text.redact import secret_looking_key
 from reliability.support import HOSTILE, REPO, child_env, sam_event, write_json
+from support.cli import run_cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,12 +34,8 @@ ALL_SECRETS = [*SECRET_VALUES.values(), NESTED_SECRET]
 
 
 def cfn_debug(*args: str, state: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        env=child_env(XDG_STATE_HOME=str(state)),
-        cwd=REPO,
-        timeout=150,
+    return run_cli(
+        *args, env=child_env(XDG_STATE_HOME=str(state)), cwd=REPO, timeout=150, text=False
     )
 
 

@@ -16,11 +16,12 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from support.cli import run_cli
 
 PROJECTS = Path(__file__).parent / "projects"
 TS_NOTE = PROJECTS / "ts-note"
@@ -82,14 +83,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 def cfn_debug(
     *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env or clean_env(),
-        timeout=timeout,
-        cwd=REPO,
-    )
+    return run_cli(*args, env=env or clean_env(), timeout=timeout, cwd=REPO)
 
 
 def _source_files(root: Path) -> list[Path]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from support.cli import run_cli
 
 PROJECTS = Path(__file__).resolve().parents[1] / "projects"
 GO_NOTE = PROJECTS / "go-note"
@@ -47,14 +48,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 def cfn_debug(
     *args: str, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cfn_debug.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env or clean_env(),
-        timeout=timeout,
-        cwd=REPO,
-    )
+    return run_cli(*args, env=env or clean_env(), timeout=timeout, cwd=REPO)
 
 
 def copy_project(source: Path, target: Path) -> Path:

@@ -1,4 +1,5 @@
-"""The contract scenarios screen: run the sequences of issue 6 and watch them, step by step.
+"""The contract scenarios screen: run the contract-test sequences (`cfn-debug scenario`) and
+watch them, step by step.
 
 A list of every scenario with its outcome badge, the type configuration to send (the demo's
 ``Fault`` switch is a select when the schema declares one), and, for the selected scenario, its
