@@ -94,15 +94,15 @@ def connect(
                 "expected the name or ARN of the deployed function with --endpoint aws",
                 field="--function-name",
             )
-        if not region and not _known_region(function_name, profile):
+        # lazy: invoke.aws imports boto3 (~0.3 s), which only --endpoint aws needs here
+        from cfn_debug.invoke.aws import AwsInvoker, known_region
+
+        if not region and not known_region(function_name, profile):
             raise CfnDebugError(
                 "expected a region for --endpoint aws: give --region, set AWS_REGION, or name "
                 "one in the profile (or give the function's ARN)",
                 field="--region",
             )
-        # lazy: invoke.aws imports boto3 (~0.3 s), which only --endpoint aws needs here
-        from cfn_debug.invoke.aws import AwsInvoker
-
         invoker_aws = AwsInvoker(region, profile)
         return invoker_aws, invoker_aws.label, None
     if not endpoint.startswith(("http://", "https://")):
@@ -113,18 +113,3 @@ def connect(
 
     local = LocalInvoker(endpoint)
     return local, local.label, None
-
-
-def _known_region(function_name: str, profile: str | None) -> bool:
-    """Whether boto3 knows a region to invoke ``function_name`` in without --region: the
-    function's ARN names one, or the environment or the profile does."""
-    if function_name.startswith("arn:") and len(function_name.split(":")) > 3:
-        return bool(function_name.split(":")[3])
-    # lazy: boto3 (~0.3 s of imports) only for --endpoint aws without --region
-    import boto3
-    from botocore.exceptions import BotoCoreError
-
-    try:
-        return bool(boto3.Session(profile_name=profile).region_name)
-    except BotoCoreError:  # an unknown profile: the invoker says so with its own message
-        return True

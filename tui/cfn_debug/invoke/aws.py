@@ -142,3 +142,14 @@ class AwsInvoker:
 
     def close(self) -> None:
         self._client = None
+
+
+def known_region(function_name: str, profile: str | None) -> bool:
+    """Whether boto3 knows a region to invoke ``function_name`` in without --region: the
+    function's ARN names one, or the environment or the profile does."""
+    if function_name.startswith("arn:") and len(function_name.split(":")) > 3:
+        return bool(function_name.split(":")[3])
+    try:
+        return bool(boto3.Session(profile_name=profile).region_name)
+    except BotoCoreError:  # an unknown profile: the invoker says so with its own message
+        return True
