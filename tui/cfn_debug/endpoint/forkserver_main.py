@@ -81,9 +81,13 @@ def _prctl(option: int, value: int) -> bool:
 
 def module_names(names: list[str]) -> list[str]:
     """MODULE arguments as they are, and ``dist:NAME`` ones as the top-level modules that this
-    interpreter's installed distribution NAME provides."""
+    interpreter's installed distribution NAME provides (none for a distribution whose module of
+    the same name is imported already)."""
     wanted = {_normalise(name[5:]) for name in names if name.startswith("dist:")}
     modules = [name for name in names if not name.startswith("dist:")]
+    # a distribution named as a module already imported (cloudformation-cli-python-lib, whose
+    # module the shared list preloads): no walk of every installed distribution's files for it
+    wanted = {dist for dist in wanted if dist.replace("-", "_") not in sys.modules}
     if wanted:
         try:  # lazy: the handler's Python may predate it (3.10); preloading goes on without
             from importlib.metadata import packages_distributions
