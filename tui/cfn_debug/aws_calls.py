@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from cfn_debug.text.redact import redact, redact_text
 from cfn_debug.text.tracebacks import last_traceback
 
 
@@ -151,6 +150,9 @@ def raised_call(calls: Sequence[AwsCall]) -> AwsCall | None:
 def redact_call_dicts(calls: Iterable[dict[str, Any]], values: Sequence[str] = ()) -> list[Any]:
     """Call records with credentials redacted: by key and pattern (redact.redact) and by value
     (the credentials the request carried, wherever a parameter or message quotes them)."""
+    # lazy: records (which every part, the dashboard's first frame included, imports) import
+    # this module; redaction (re2, ~16 ms of imports) loads when calls are first redacted
+    from cfn_debug.text.redact import redact, redact_text
 
     def by_value(value: Any) -> Any:
         if isinstance(value, str):

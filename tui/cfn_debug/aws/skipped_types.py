@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from botocore.exceptions import BotoCoreError, ClientError
 
 ClientFactory = Callable[[str], Any]
 
@@ -142,6 +141,9 @@ def create_skipped(
     creator = CREATORS.get(kind)
     if creator is None:
         return SkippedOutcome(logical_id, kind, reason="cfn-debug has no API call for this type")
+    # lazy: botocore (~15 ms) only once a setup stack is deployed, not on the dashboard's start path
+    from botocore.exceptions import BotoCoreError, ClientError
+
     try:
         props = resolve(body.get("Properties") or {}, physical, pseudo)
         return SkippedOutcome(logical_id, kind, physical=creator(factory, props))
