@@ -1,7 +1,8 @@
 """Infrastructure errors in the scenarios, against moto's real server and the real endpoint: an
 AWS that goes away mid-scenario still gets the cleanup's delete (and what could not be deleted
-is reported), and an AWS nobody answers on ends the run with exit 2 and one line per scenario
-saying so, never a traceback nor a finding (exit 1)."""
+is reported), and an AWS nobody answers on ends the run with exit 2, one line saying so and
+the scenarios after it not played (they would meet the same AWS), never a traceback nor a
+finding (exit 1)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,7 @@ def test_an_aws_nobody_answers_on_is_exit_2_with_one_line() -> None:
     proc = cfn_debug(
         "scenario",
         "create-read",
+        "read-identifier-only",
         "--project",
         str(TABLE_NOTE),
         "--aws-endpoint-url",
@@ -88,11 +90,15 @@ def test_an_aws_nobody_answers_on_is_exit_2_with_one_line() -> None:
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr  # (the handler logs its own in the document)
     doc = document(proc)
-    assert doc["counts"]["error"] == 1 and doc["counts"]["failed"] == 0
-    (error,) = doc["errors"]
+    assert doc["counts"]["error"] == 2 and doc["counts"]["failed"] == 0
+    error, not_run = doc["errors"]
     assert error["kind"] == "infrastructure"
     assert "could not reach AWS" in error["message"] and url in error["message"]
     assert "\n" not in error["message"]
-    (scenario,) = doc["scenarios"]
-    assert scenario["must_findings"] == 0, json.dumps(scenario)[:3000]
-    assert not [v for v in scenario["verdicts"] if v["status"] == "fail"]
+    # the next scenario would meet the same AWS: not played, said once why
+    assert not_run["scenario"] == "read-identifier-only"
+    assert not_run["message"] == "not run: the handler could not reach AWS (see create-read)"
+    first, second = doc["scenarios"]
+    assert first["must_findings"] == 0, json.dumps(first)[:3000]
+    assert not [v for v in first["verdicts"] if v["status"] == "fail"]
+    assert second["must_findings"] == 0 and not second["verdicts"]

@@ -317,8 +317,8 @@ class _InOrder:
 
 def _ends_every_scenario(result: ScenarioResult) -> str | None:
     """What stopped ``result`` that every later scenario would meet the same way: a service or
-    operation the local AWS lacks, or the handler's library refusing the request (the same
-    create input, the same library)."""
+    operation the local AWS lacks, an AWS nobody answers on, or the handler's library refusing
+    the request (the same create input, the same library)."""
     if result.outcome is not Outcome.ERROR:
         return None
 
@@ -331,6 +331,8 @@ def _ends_every_scenario(result: ScenarioResult) -> str | None:
             continue
         if why.startswith("the local AWS could not serve "):
             return why.split(" (", 1)[0]
+        if why.startswith("the handler could not reach AWS"):  # nobody answers there
+            return "the handler could not reach AWS"
         if "cloudformation-cli-python-lib" in why:
             return "the handler's library refused the request"
     return None
