@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -297,3 +298,33 @@ def test_handler_and_input_text_reaches_the_terminal_escaped(tmp_path: Path) -> 
     for line in own:
         assert "\x1b[31m" not in line
         assert "al\\x1b[31mice" in line
+
+
+def test_a_read_that_needs_more_than_the_identifier_is_no_idempotency_failure(
+    member: tuple[Workspace, Path], tmp_path: Path
+) -> None:
+    """Both creates named one resource; only the READ by identifier fails (the fault the
+    read-identifier-only scenario judges). With a LIST handler the list counts one resource: a
+    pass; without one nothing can count them: not judged, never a MUST failure."""
+    workspace, state = member
+    fault = fast_options(type_configuration={"Fault": "ReadNotFound"})
+    listed = run_scenarios(workspace, fault, ("create-idempotent",))["create-idempotent"]
+    verdict = {v.rule_id: v for v in listed.verdicts}["scenario-create-idempotent"]
+    assert verdict.status is VerdictStatus.PASS, verdict.message
+    assert "1 new resource" in verdict.message and "NotFound" in verdict.message
+
+    unlisted = tmp_path / "no-list"
+    shutil.copytree(MEMBER, unlisted, ignore=shutil.ignore_patterns("build", ".*"))
+    schema_path = unlisted / "corpus-test-member.json"
+    schema = json.loads(schema_path.read_text())
+    del schema["handlers"]["list"]
+    schema_path.write_text(json.dumps(schema))
+    bare = Workspace.open(unlisted, env_vars={"Parameters": {"CORPUS_STATE": str(state)}})
+    try:
+        result = run_scenarios(bare, fault, ("create-idempotent",))["create-idempotent"]
+    finally:
+        bare.close()
+    verdict = {v.rule_id: v for v in result.verdicts}["scenario-create-idempotent"]
+    assert verdict.status is VerdictStatus.SKIP, verdict.message
+    assert "could not be counted" in verdict.message
+    assert not counted_must(result)
