@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from cfn_debug.errors import EventError, ProjectError
-from cfn_debug.project import DEMO_DIR, discover_project, schema_file_name
-from cfn_debug.records import Action
+from cfn_debug.events import load_event
+from cfn_debug.project import DEMO_DIR, InputsChain, discover_project, schema_file_name
+from cfn_debug.records import Action, InvokeResult, OutcomeKind, RunRecord, Step
+from cfn_debug.schema import load_schema
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -112,3 +114,45 @@ def test_cwd_project_else_the_bundled_demo(tmp_path, monkeypatch) -> None:
     assert expected and expected <= names
     assert "example_inputs/inputs_1_update" in names
     assert demo.event_errors == []
+
+
+RANDOM_ID = Path(__file__).parent / "trial" / "projects" / "random-id"
+
+
+def _created(model: dict[str, object]) -> RunRecord:
+    """A create's run that ended SUCCESS returning ``model`` (what the chain records)."""
+    result = InvokeResult(
+        OutcomeKind.PROGRESS, 0.01, progress={"status": "SUCCESS", "resourceModel": model}
+    )
+    step = Step(0, Action.CREATE, "F", {}, result, "2026-01-01T00:00:00+00:00", 60.0)
+    return RunRecord(
+        "r1", "inputs_1_create", None, Action.CREATE, "F", "u", "t0", [step],
+        final_status="SUCCESS",
+    )  # fmt: skip
+
+
+def test_an_update_is_not_sent_when_its_create_named_no_identifier(tmp_path: Path) -> None:
+    """The primary identifier (Id) is readOnly: only the create's answer can have it. A create
+    that answered SUCCESS without it left the update nothing to address: sent anyway, the request
+    cfn-debug built was blamed on the handler (MUST input-identifier-present)."""
+    schema = load_schema(RANDOM_ID / "cfndebug-fixture-randomid.json")
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    files = {}
+    for kind, model in (("create", {"Value": "a"}), ("update", {"Value": "b"})):
+        files[kind] = inputs / f"inputs_1_{kind}.json"
+        files[kind].write_text(json.dumps(model))
+    create, update = (load_event(files[k]) for k in ("create", "update"))
+
+    chain = InputsChain(schema)
+    chain.record(create, _created({"Value": "a"}))
+    assert chain.skip_reason(update) == (
+        "skipped: inputs_1_create returned no primary identifier "
+        "(its primary-identifier-present says so)"
+    )
+    files["update"].write_text(json.dumps({"Id": "written-by-hand", "Value": "b"}))
+    assert chain.skip_reason(load_event(files["update"])) is None  # it names its resource
+
+    chain.record(create, _created({"Id": "id-1", "Value": "a"}))
+    assert chain.skip_reason(update) is None
+    assert chain.prepare(update).normalized.desired == {"Id": "id-1", "Value": "b"}

@@ -190,18 +190,25 @@ def _load_inputs(
     return events
 
 
+#: why an inputs_N_update is not sent after a create that answered SUCCESS with no identifier
+_NO_IDENTIFIER = "returned no primary identifier (its primary-identifier-present says so)"
+
+
 class InputsChain:
     """`cfn test`'s order for ``inputs/``: ``inputs_N_update`` updates what ``inputs_N_create``
     made. Once the create of the same N has ended SUCCESS in this run, the update is sent with
     the created primary identifier (a readOnly one cannot be in the file), the createOnly
     values the create was sent with (a unique suffix included) and the create's returned model
     as its previous state, as `cfn test` does. An update whose create was run and did not
-    succeed is not sent (``skip_reason``): it could only address nothing."""
+    succeed, or succeeded naming no primary identifier while the update file names none either,
+    is not sent (``skip_reason``): it could only address nothing, and the request cfn-debug
+    built would be blamed on the handler (input-identifier-present)."""
 
     def __init__(self, schema: Any) -> None:
         self.schema = schema
         self.created: dict[tuple[Path, str], dict[str, Any]] = {}
-        self.failed: dict[tuple[Path, str], str] = {}  # key -> the create's file name
+        #: key -> (the create's file name, why its update cannot be sent)
+        self.failed: dict[tuple[Path, str], tuple[str, str]] = {}
 
     @staticmethod
     def _key(event: EventSpec, kind: str) -> tuple[Path, str] | None:
@@ -214,10 +221,22 @@ class InputsChain:
         return path.parent, match.group(1)
 
     def skip_reason(self, event: EventSpec) -> str | None:
-        """Why ``event`` (an inputs_N_update whose create did not succeed) is not sent."""
+        """Why ``event`` (an inputs_N_update whose create did not succeed, or named no
+        identifier the update could carry) is not sent."""
         key = self._key(event, "update")
-        name = self.failed.get(key) if key is not None else None
-        return f"skipped: {name} did not succeed" if name else None
+        failed = self.failed.get(key) if key is not None else None
+        if failed is None:
+            return None
+        name, why = failed
+        desired = event.normalized.desired
+        named = (
+            self.schema is not None
+            and isinstance(desired, dict)
+            and self.schema.identifier_of(desired) is not None
+        )
+        if why == _NO_IDENTIFIER and named:
+            return None  # the update file names its resource itself
+        return f"skipped: {name} {why}"
 
     def _carried(self, desired: dict[str, Any], created: dict[str, Any]) -> dict[str, Any]:
         """The created resource's identifier and createOnly values, where the update file
@@ -246,8 +265,6 @@ class InputsChain:
         identifier = self.schema.identifier_of({**desired, **carried})
         if identifier is None:
             return event
-        # start-up: cfn_debug.schema loads jsonschema, which `serve` (a project reader) never needs
-
         return event_from_model(
             {**desired, **carried, **identifier_model(identifier)},
             Action.UPDATE,
@@ -263,12 +280,16 @@ class InputsChain:
         own = [s for s in run.steps if s.origin is None]
         if run.final_status != "SUCCESS" or not own:
             self.created.pop(key, None)
-            self.failed[key] = event.name
+            self.failed[key] = (event.name, "did not succeed")
             return
         self.failed.pop(key, None)
         model = (own[-1].result.progress or {}).get("resourceModel")
         if isinstance(model, dict):
             self.created[key] = model
+        if self.schema is not None and (
+            not isinstance(model, dict) or self.schema.identifier_of(model) is None
+        ):
+            self.failed[key] = (event.name, _NO_IDENTIFIER)
 
 
 def with_creates(

@@ -138,6 +138,11 @@ async def _try_generated(sub: Play, model: dict[str, Any]) -> list[str]:
     if not succeeded(created.run):
         reasons.append(f"create ended {describe(created.run)}")
         return reasons
+    if not created.identifier:
+        # its create's primary-identifier-present says why; a read or delete built from that
+        # model would carry no identifier, a fault of cfn-debug's request, not the handler's
+        reasons.append("create returned SUCCESS without a primary identifier: not read back")
+        return reasons
     read = await sub.read(created.model, "read back")
     findings(read, "read")
     if not succeeded(read):
