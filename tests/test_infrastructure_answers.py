@@ -1,5 +1,6 @@
 """Answers that look like a handler's but say nothing about its contract (found trying
-published types: SPRT::CrossStack::Executor, SPRT::ApiGateway::Deployment)."""
+published types: SPRT::CrossStack::Executor, SPRT::ApiGateway::Deployment,
+AwsCommunity::S3::BucketNotification)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,23 @@ def test_an_unreachable_aws_passed_on_as_the_message() -> None:
 
 def test_a_handler_failure_is_still_the_handlers() -> None:
     assert infrastructure_error(_failed("Parameter validation failed")) is None
+
+
+def test_an_s3_error_page_is_the_local_aws() -> None:
+    """moto's S3 failed on a FilterRules name it does not know (an error page, HTTP 500);
+    botocore's REST-XML parser found no error code and took the status for one. The create
+    ended FAILED InternalFailure and every scenario was blocked on it as the handler's answer."""
+    call = AwsCall(
+        "s3",
+        "PutBucketNotificationConfiguration",
+        http_status=500,
+        error_code="500",
+        error_message="Internal Server Error",
+    )
+    why = infrastructure_error(_failed("An error occurred (500)", [call]))
+    assert why is not None and "s3 PutBucketNotificationConfiguration" in why
+    assert "error page" in why
+    aws_said = AwsCall(
+        "s3", "PutObject", http_status=500, error_code="InternalError", error_message="retry"
+    )
+    assert infrastructure_error(_failed("An error occurred (InternalError)", [aws_said])) is None

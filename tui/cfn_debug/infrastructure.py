@@ -126,6 +126,10 @@ def _html_page(call: Any) -> bool:
     message = (getattr(call, "error_message", None) or "").lstrip().lower()
     if status >= 500 and message.startswith(("<!doctype html", "<html")):
         return True
+    if status >= 500 and getattr(call, "error_code", None) == str(status):
+        # a REST-XML service (S3): botocore found no error code in the page and took the status
+        # as the code and its reason phrase as the message; AWS always names its error
+        return True
     return getattr(call, "error_code", None) == "ResponseParserError" and (
         "b'<!doctype html" in message or "b'<html" in message
     )
