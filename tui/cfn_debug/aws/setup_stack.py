@@ -154,6 +154,22 @@ def _failed_resource(client: Any, stack_name: str, resources: dict[str, str]) ->
     return f"one of its resources: {named}"
 
 
+def _not_modelled(resources: dict[str, str]) -> list[str]:
+    """The template's resources of types moto's CloudFormation does not model: it skips them,
+    and fails inside create_stack on anything (an Output, a GetAtt) that refers to one."""
+    try:  # lazy: moto (~2 s of imports), only to explain a failed deploy
+        from moto.cloudformation.parsing import get_model_map
+
+        modelled = set(get_model_map())
+    except Exception:  # a moto this does not know: the message lists every resource instead
+        return []
+    return [
+        f"{logical} ({kind})"
+        for logical, kind in resources.items()
+        if kind not in modelled and kind not in CLOUDFORMATION_ONLY
+    ]
+
+
 def _service_error(error: BaseException) -> str | None:
     """``Type: message`` of a service's JSON error that moto's CloudFormation answered as is
     (the XML parser then fails on its first character), else None."""
@@ -228,6 +244,12 @@ def deploy_setup(
             ) from None
         if isinstance(error, ResponseParserError) and "not well-formed" in str(error):
             raise SetupError(UNREADABLE, path=template) from None  # XML with a control character
+        skipped = _not_modelled(resources)
+        if skipped and where.startswith("one of its resources"):
+            where = (
+                f"a resource or an output that refers to {', '.join(skipped)}, which moto's "
+                "CloudFormation does not create"
+            )
         raise SetupError(
             f"the local AWS failed while deploying {where}; {_local_failure(error)}: an "
             "infrastructure limit, not a problem of the template or the handler (deploy a "
