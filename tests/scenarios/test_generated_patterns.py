@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, find, settings
 from hypothesis.errors import NoSuchExample
 
-from cfn_debug.scenarios.generate import create_strategy, fresh_identifier
+from cfn_debug.scenarios.generate import fresh_identifier
+from cfn_debug.scenarios.hypothesis_inputs import create_strategy
 from cfn_debug.schema import schema_from_dict
 from cfn_debug.schema.ecma_regex import compile_ecma
 

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.aws_calls import step_calls
 from cfn_debug.chain_end import handler_clock_s
 from cfn_debug.crash import one_line, write_crash_report
 from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
 from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.invoke.base import Invoker, encode_request
+from cfn_debug.pylib.refusal import library_refusal
 from cfn_debug.records import (
     Action,
     AwaitingStep,
@@ -50,6 +50,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.step_calls import step_calls
 from cfn_debug.text.redact import (
     credential_values,
     redact_large,
@@ -306,9 +307,6 @@ _INPUT_RULES = frozenset({"input-valid"})
 
 def _refused(result: InvokeResult) -> bool:
     """Whether cloudformation-cli-python-lib refused the request before the handler ran."""
-    # lazy: the library's shape tables (~10 ms of imports) are first needed after the first answer
-    from cfn_debug.pylib.refusal import library_refusal
-
     return library_refusal(result.progress, result.logs) is not None
 
 

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
+from types import ModuleType
 from typing import NamedTuple, NoReturn
 
 from cfn_debug import __version__
@@ -80,12 +81,17 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+def _crash() -> ModuleType:
+    """cfn_debug.crash: error lines made safe, crash reports."""
+    # lazy: redaction and terminal safety (~40 ms of imports) load only when a command fails
+    from cfn_debug import crash
+
+    return crash
+
+
 def _one_line(text: str) -> str:
     """An error's text on one safe line (crash.one_line)."""
-    # lazy: redaction and terminal safety (~40 ms of imports) load only for an error's line
-    from cfn_debug.crash import one_line
-
-    return one_line(text)
+    return _crash().one_line(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -151,10 +157,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return ExitCode.OK
     except Exception as error:  # a bug in cfn-debug: exit 2 (never 1), one line, a crash report
-        # lazy: crash reports (redaction, ~40 ms of imports) load only when cfn-debug has a bug
-        from cfn_debug.crash import crash_message, write_crash_report
-
-        print(crash_message(error, write_crash_report(error, args_list)), file=sys.stderr)
+        crash = _crash()
+        report = crash.write_crash_report(error, args_list)
+        print(crash.crash_message(error, report), file=sys.stderr)
         return ExitCode.ERROR
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.aws.placeholders import PlaceholderError
+from cfn_debug.aws.session import launch_local, open_aws
 from cfn_debug.aws.target import AwsTarget
 from cfn_debug.chain import ChainControl, ChainOptions, run_chain
 from cfn_debug.connect import connect, handler_library
@@ -139,10 +140,6 @@ class Workspace:
         the embedded endpoint's workers stop in a debugger (pdb's front-end, --debug-port,
         --break-at); without it a breakpoint() in a handler is skipped with a notice.
         """
-        # lazy: boto3's session and the local AWS's launcher (~50 ms) load only when a
-        # workspace opens, not for the commands that only read a project
-        from cfn_debug.aws.session import launch_local, open_aws
-
         local = launch_local(aws)  # moto starts while the project is read
         try:
             project = discover_project(project_dir, schema_path=schema_path)
@@ -153,7 +150,7 @@ class Workspace:
             policy = None
             type_name = schema.type_name if schema is not None else project.type_name
             if hook is None and (project.is_demo or type_name == DEMO_TYPE_NAME):
-                # the bundled demo (or a copy) brings its request policy: imported for it alone
+                # lazy: the bundled demo (or a copy) brings its request policy, for it alone
                 from cfn_debug.demo.policy import demo_requests
 
                 policy = demo_requests
