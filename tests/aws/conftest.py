@@ -14,8 +14,8 @@ from typing import Any
 import boto3
 import pytest
 
+from cfn_debug.aws.deploy import deploy_setup
 from cfn_debug.aws.local import LOCAL_CREDENTIALS, LocalAws
-from cfn_debug.aws.setup_stack import deploy_setup
 
 PROJECTS = Path(__file__).parent / "projects"
 TABLE_NOTE = PROJECTS / "table-note"

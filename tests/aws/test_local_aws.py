@@ -11,13 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from cfn_debug.aws.deploy import deploy_setup
 from cfn_debug.aws.local import LocalAws
-from cfn_debug.aws.setup_stack import (
-    SetupError,
-    SetupProgress,
-    deploy_setup,
-    find_setup_template,
-)
+from cfn_debug.aws.setup_stack import SetupError, SetupProgress, find_setup_template
 
 from .conftest import BUCKET_OBJECT, QUEUE_TAG, TABLE_NOTE, client
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from cfn_debug.aws.deploy import deploy_setup
 from cfn_debug.aws.local import LocalAws
-from cfn_debug.aws.setup_stack import SetupError, deploy_setup
+from cfn_debug.aws.setup_stack import SetupError
 
 from .conftest import client
 

@@ -160,8 +160,8 @@ def test_a_record_after_an_unfinished_log_line_is_still_taken_out() -> None:
 
 
 def test_a_forged_record_nested_too_deep_harms_nothing() -> None:
-    from cfn_debug.aws_calls import redact_call_dicts
     from cfn_debug.endpoint.logs import LogBuffer
+    from cfn_debug.step_calls import redact_call_dicts
 
     deep = "[" * 100_000 + "]" * 100_000
     buffer = LogBuffer()

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.aws_calls import step_calls
 from cfn_debug.chain_end import handler_clock_s
 from cfn_debug.crash import one_line, write_crash_report
 from cfn_debug.diff import Encodings, diff_models
@@ -51,6 +50,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.step_calls import step_calls
 from cfn_debug.text.redact import (
     credential_values,
     redact_large,

@@ -150,7 +150,7 @@ class Workspace:
             policy = None
             type_name = schema.type_name if schema is not None else project.type_name
             if hook is None and (project.is_demo or type_name == DEMO_TYPE_NAME):
-                # the bundled demo (or a copy) brings its request policy: imported for it alone
+                # lazy: the bundled demo (or a copy) brings its request policy, for it alone
                 from cfn_debug.demo.policy import demo_requests
 
                 policy = demo_requests

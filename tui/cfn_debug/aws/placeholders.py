@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_json, read_text
 
@@ -251,10 +253,8 @@ def _missing(name: str, exports: Exports | None) -> str:
 def _contains(data: Any) -> bool:
     """Whether any string of ``data`` holds ``{{``: one fast encode instead of a walk."""
     try:
-        import orjson  # lazy: optional (ImportError: the walk below)
-
         return b"{{" in orjson.dumps(data)
-    except (TypeError, ImportError):  # not plain JSON (or no orjson): walk it
+    except TypeError:  # not plain JSON (orjson.JSONEncodeError is a TypeError): walk it
         return _walk_contains(data)
 
 

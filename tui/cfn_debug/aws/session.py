@@ -9,19 +9,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from cfn_debug.aws.local import LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LocalAws
 from cfn_debug.aws.placeholders import Exports, parse_export_options
-from cfn_debug.aws.setup_stack import (
-    SetupProgress,
-    SetupResult,
-    deploy_setup,
-    find_setup_template,
-    list_exports,
-)
+from cfn_debug.aws.setup_stack import SetupProgress, SetupResult, find_setup_template
 from cfn_debug.aws.target import AwsTarget
-from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
 from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.errors import CfnDebugError
 
@@ -146,7 +140,7 @@ def open_aws(
         exports = Exports(manual, loader=loader, source=f"the exports of {url}")
         return AwsSession(target, exports, _with_worker_env(merged, worker))
     if profile:
-        account, error = _account(profile, region)
+        account, error = _clients().account(profile, region)
         target = AwsTarget("real", region, profile=profile, account=account, account_error=error)
         exports = Exports(
             manual,
@@ -198,20 +192,13 @@ def _open_local(
     try:
         template = None if options.skip_setup else find_setup_template(root, options.setup)
         local.launch()  # nothing when launch_local already did
-        _client("sts", None, region, LOCAL_CREDENTIALS)  # boto3 loads while moto starts
+        clients = _clients()  # boto3 loads while moto starts
+        clients.warm_up(region)
         url = local.wait_ready()
         report(SetupProgress(f"local AWS listening at {url}"))
-        client = _client("cloudformation", url, region, LOCAL_CREDENTIALS)
         setup = None
         if template is not None:
-            setup = deploy_setup(
-                client,
-                template,
-                progress=report,
-                clients=lambda service: _client(service, url, region, LOCAL_CREDENTIALS),
-                region=region,
-                account=LOCAL_ACCOUNT,
-            )
+            setup = clients.deploy_local_setup(url, region, template, report)
             listed = dict(setup.exports)
         else:
             why = "--setup none" if options.skip_setup else "no test/setup.yml"
@@ -294,59 +281,17 @@ def _shell_service_endpoints() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith(prefix) and v}
 
 
-def _client(service: str, url: str | None, region: str, credentials: dict[str, str]) -> Any:
-    # lazy: aws.session is imported at start-up; boto3 only once AWS is used
-    import boto3
-    from botocore.config import Config  # lazy: as boto3 above
+def _clients() -> ModuleType:
+    """aws.clients, where boto3 and botocore are, imported when the session first uses AWS."""
+    from cfn_debug.aws import clients  # lazy: boto3 and botocore only once a session uses AWS
 
-    return boto3.client(
-        service,
-        endpoint_url=url,
-        region_name=region,
-        aws_access_key_id=credentials["accessKeyId"],
-        aws_secret_access_key=credentials["secretAccessKey"],
-        aws_session_token=credentials.get("sessionToken") or None,
-        config=Config(retries={"max_attempts": 2}, connect_timeout=5, read_timeout=60),
-    )
+    return clients
 
 
 def _exports_loader(
     url: str | None, region: str, profile: str | None
 ) -> Callable[[], dict[str, str]]:
     def load() -> dict[str, str]:
-        # lazy: aws.session is imported at start-up; boto3 only once AWS is used
-        from botocore.exceptions import BotoCoreError, ClientError
-
-        where = url or f"profile {profile}"
-        try:
-            if profile:
-                # lazy: aws.session is imported at start-up; boto3 only once AWS is used
-                import boto3
-
-                session = boto3.Session(profile_name=profile, region_name=region)
-                client = session.client("cloudformation", endpoint_url=url)
-            else:
-                client = _client("cloudformation", url, region, PLACEHOLDER_CREDENTIALS)
-            return list_exports(client)
-        except (BotoCoreError, ClientError) as error:
-            raise CfnDebugError(
-                f"cannot list the CloudFormation exports ({where}) to fill placeholders: {error}",
-                field="--aws-endpoint-url" if url else "--profile",
-            ) from None
+        return _clients().load_exports(url, region, profile)
 
     return load
-
-
-def _account(profile: str, region: str) -> tuple[str | None, str | None]:
-    """The profile's account id from STS, or why it is unknown (offline, expired, ...)."""
-    try:
-        # lazy: aws.session is imported at start-up; boto3 only once AWS is used
-        import boto3
-        from botocore.config import Config  # lazy: as boto3 above
-
-        client = boto3.Session(profile_name=profile, region_name=region).client(
-            "sts", config=Config(retries={"max_attempts": 0}, connect_timeout=3, read_timeout=5)
-        )
-        return str(client.get_caller_identity()["Account"]), None
-    except Exception as error:  # offline, expired, ...: the description says so, nothing fails
-        return None, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"

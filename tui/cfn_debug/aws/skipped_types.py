@@ -5,7 +5,8 @@ with the stack still CREATE_COMPLETE. Where moto's server does have the service 
 Auto Scaling's scalable targets, for one), ``create_skipped`` makes the resource with the
 service's API call, its properties resolved against the stack's physical ids (``Ref``,
 ``Fn::Sub``, ``Fn::Join``, the pseudo parameters); otherwise it answers why not, and the caller
-warns and goes on: the handler may well not need that resource.
+warns and goes on: the handler may well not need that resource. Imported with aws.deploy, once a
+setup stack is deployed (botocore loads with it).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from botocore.exceptions import BotoCoreError, ClientError
 
 ClientFactory = Callable[[str], Any]
 
@@ -141,9 +143,6 @@ def create_skipped(
     creator = CREATORS.get(kind)
     if creator is None:
         return SkippedOutcome(logical_id, kind, reason="cfn-debug has no API call for this type")
-    # lazy: botocore (~15 ms) only once a setup stack is deployed, not on the dashboard's start path
-    from botocore.exceptions import BotoCoreError, ClientError
-
     try:
         props = resolve(body.get("Properties") or {}, physical, pseudo)
         return SkippedOutcome(logical_id, kind, physical=creator(factory, props))

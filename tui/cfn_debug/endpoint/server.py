@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cfn_debug.aws_calls import calls_from_dicts, redact_call_dicts
+from cfn_debug.aws_calls import calls_from_dicts
 from cfn_debug.endpoint.debugchannel import DebugChannel, DebugSession
 from cfn_debug.endpoint.debughook import (
     BREAK_AT_ENV,
@@ -49,6 +49,7 @@ from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.template import FunctionSpec, env_string, load_functions
 from cfn_debug.endpoint.worker import Worker
 from cfn_debug.errors import EndpointError
+from cfn_debug.step_calls import redact_call_dicts
 from cfn_debug.text.terminal import printable
 
 #: The header an invocation's answer names its details route in (``DETAILS_PATH`` + request

@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from cfn_debug.aws_calls import step_calls
 from cfn_debug.chain import (
     ChainControl,
     ChainOptions,
@@ -57,6 +56,7 @@ from cfn_debug.records import (
     Step,
     StepCompleted,
 )
+from cfn_debug.step_calls import step_calls
 from cfn_debug.text.redact import credential_values, redact
 
 #: A registry hook's per-invocation limit (see the hook-invocation-time-limit rule).
