@@ -3,7 +3,8 @@ before its App starts (the ui command's module, the App) loads none of the modul
 imports keep for after the first frame (each such import is commented where it
 sits: the workspace, the chain and watch mode, the journal, the exporter, the schema checks, the
 scenarios, the rule catalogue, the JSON editor's TextArea, the event parser and the redaction
-patterns)."""
+patterns). The AWS options (``cfn_debug.aws.session``) are not among them: the ui command reads
+them from its command line (``AppConfig.from_args``) before the App starts."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ LATER = (
     "cfn_debug.contract",
     "cfn_debug.events",
     "cfn_debug.text.redact",
-    "cfn_debug.aws.session",
     "textual.widgets._text_area",
 )
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from cfn_debug.aws.session import AwsOptions
 from cfn_debug.debugger.options import break_point
 from cfn_debug.errors import CfnDebugError
-
-if TYPE_CHECKING:
-    from cfn_debug.aws.session import AwsOptions
 
 Mode = Literal["auto", "step", "stop"]
 MODES: tuple[Mode, ...] = ("auto", "step", "stop")
@@ -67,10 +65,6 @@ class AppConfig:
         journal = getattr(args, "journal", None)
         transcript = getattr(args, "transcript", None)
         shots = getattr(args, "screenshot_dir", None)
-        # lazy: cfn_debug.aws.session (yaml, botocore's config) only for a dashboard started
-        # from the command line; the App and the tests build an AppConfig without it
-        from cfn_debug.aws.session import AwsOptions
-
         return cls(
             aws=AwsOptions.from_args(args),
             project_dir=Path(project) if project else None,

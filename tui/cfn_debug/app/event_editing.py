@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug.app.editing import context_problems, restore_redacted
 from cfn_debug.app.screens.json_editor import JsonEditor
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.event_checks import model_problems
 from cfn_debug.events import load_event, parse_event
 from cfn_debug.text.redact import redact
 
@@ -43,10 +44,6 @@ def event_problems(
         return [(error.field or "", error.detail)]
     if schema is None:
         return []
-    # lazy: the schema checks (cfn_debug.schema, jsonschema), loaded by then with the schema,
-    # are not on the start-up path
-    from cfn_debug.event_checks import model_problems
-
     problems = model_problems(schema, parsed.action, parsed.normalized.desired)
     return [(f"desiredResourceState{pointer}", text) for pointer, text in problems]
 
