@@ -5,6 +5,7 @@ the endpoint), with the engine's progress on the way; or a saved session (`cfn-d
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
     from cfn_debug.aws.setup_stack import SetupProgress
     from cfn_debug.endpoint.pyenv import EnvProgress
+    from cfn_debug.journal.session import Session
     from cfn_debug.workspace import Workspace
 
 Post = Callable[[Message], object]
@@ -106,6 +108,16 @@ def open_and_post(live: LiveSession, opener: WorkspaceOpener, post: Post) -> Non
         post(WorkspaceReady(workspace))
 
 
+def read_session(path: Path) -> Session:
+    """A saved session: a JSON transcript or a session journal (.jsonl). Raises CfnDebugError
+    when the file is neither. `cfn-debug open` reads it before the App starts; the App, when
+    it was not read (a test's AppConfig), in the worker of ``load_and_post``."""
+    # lazy: the saved-session reader (cfn_debug.export.json, the journal) loads only to open one
+    from cfn_debug.export import load_session
+
+    return load_session(path)
+
+
 def load_and_post(live: LiveSession, post: Post) -> None:
     """Read the saved session (blocking); post SessionLoaded, or WorkspaceFailed."""
     path = live.config.transcript
@@ -113,11 +125,8 @@ def load_and_post(live: LiveSession, post: Post) -> None:
     if live.config.saved is not None:  # `open` read it before starting
         post(SessionLoaded(live.config.saved))
         return
-    # lazy: the reader of saved sessions (cfn_debug.export) loads in this worker thread
-    from cfn_debug.export import load_session
-
     try:
-        session = load_session(path)
+        session = read_session(path)
     except CfnDebugError as error:
         hint = "Name a JSON transcript (cfn-debug export) or a session journal (.jsonl)."
         post(WorkspaceFailed(str(error), hint))
