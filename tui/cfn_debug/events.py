@@ -22,7 +22,7 @@ from typing import Any
 
 from cfn_debug.aws.placeholders import read_json_filled
 from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
-from cfn_debug.errors import CfnDebugError, EventError
+from cfn_debug.errors import EventError
 from cfn_debug.pylib.shape import fit_payload
 from cfn_debug.records import RESOURCE_ACTIONS, Action
 
@@ -515,25 +515,9 @@ def resolve_credentials(profile: str | None) -> dict[str, str] | None:
     if not profile:
         return None
     # lazy: boto3 (~0.3 s of imports) only for --profile
-    import boto3
-    from botocore.exceptions import BotoCoreError
+    from cfn_debug.aws.profile import profile_credentials
 
-    try:
-        found = boto3.Session(profile_name=profile).get_credentials()
-    except BotoCoreError as exc:
-        raise CfnDebugError(str(exc), field="--profile") from None
-    if found is None:
-        raise CfnDebugError(
-            f"no credentials found for profile {profile!r} (expected them in ~/.aws/credentials, "
-            "~/.aws/config or the environment)",
-            field="--profile",
-        )
-    frozen = found.get_frozen_credentials()
-    return {
-        "accessKeyId": frozen.access_key,
-        "secretAccessKey": frozen.secret_key,
-        "sessionToken": frozen.token or "",
-    }
+    return profile_credentials(profile)
 
 
 def request_place(request: Any) -> tuple[str, str] | None:

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft7Validator
+
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_json
 
@@ -48,9 +50,6 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
         config = {**(config or {}), "Fault": args.fault}
     definition = schema.raw.get("typeConfiguration") if schema is not None else None
     if config is not None and isinstance(definition, dict):
-        # lazy: jsonschema loads after `scenario --local-aws` has started the local AWS
-        from jsonschema import Draft7Validator
-
         errors = sorted(Draft7Validator(definition).iter_errors(config), key=lambda e: e.path)
         if errors:
             first = errors[0]

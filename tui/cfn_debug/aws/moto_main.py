@@ -3,11 +3,13 @@
 Run as ``python -m cfn_debug.aws.moto_main``. It prints one line, ``{"port": N}``, once it
 listens, and stops when stdin reaches end of file: when cfn-debug closes it, or when cfn-debug
 dies in any way (the kernel closes the pipe), so a local AWS never outlives its session.
-moto serves behind cfn-debug's screen, its CORS off (moto_screen.py): no web page reaches it.
+moto serves behind cfn-debug's screen, its CORS off (moto_screen.py, moto_server.py): no web
+page reaches it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -15,16 +17,14 @@ import sys
 import threading
 import warnings
 
-from cfn_debug.aws import moto_screen
 from cfn_debug.endpoint.aws_recorder import share_botocore_setup
 
 
 def _warm_up() -> None:
-    try:
-        import moto.cloudformation.parsing  # lazy: on a thread, once the port is announced
-        import moto.cloudformation.responses  # noqa: F401  # lazy: as the line above
-    except Exception:  # the request that needs them will say what is wrong
-        pass
+    # the request that needs them will say what is wrong, if anything
+    with contextlib.suppress(Exception):
+        # lazy: on a thread once the port is announced (with it, moto's CloudFormation parser)
+        import moto.cloudformation.responses  # noqa: F401
 
 
 def main() -> int:
@@ -34,7 +34,10 @@ def main() -> int:
     # data and EC2 model again: the sessions share them, as a handler's worker's do
     share_botocore_setup()
     try:
-        server = moto_screen.serve("127.0.0.1")
+        # lazy: moto builds boto3 sessions when imported: after share_botocore_setup above
+        from cfn_debug.aws import moto_server
+
+        server = moto_server.serve("127.0.0.1")
     except ImportError as error:
         print(json.dumps({"error": f"moto's server is not installed: {error}"}), flush=True)
         return 2

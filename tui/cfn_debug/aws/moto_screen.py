@@ -14,7 +14,7 @@ moto's WSGI application and refuses, with 403:
 
 The same rules as the endpoint's (cfn_debug.endpoint.guard), applied to WSGI's environ. moto's
 own CORS must be off as well (``MOTO_DISABLE_GLOBAL_CORS``, read when moto is imported): see
-``serve``.
+moto_server.py, which serves moto behind this screen.
 """
 
 from __future__ import annotations
@@ -70,20 +70,3 @@ def screened(app: WsgiApp, bound: str = "127.0.0.1") -> WsgiApp:
         return [body]
 
     return screen
-
-
-def serve(address: str = "127.0.0.1") -> Any:
-    """moto's threaded server on ``address`` (a free port), CORS off, behind the screen; not yet
-    serving (call ``serve_forever`` on a thread)."""
-    os.environ["MOTO_DISABLE_GLOBAL_CORS"] = "true"
-    from moto.moto_server.werkzeug_app import (  # lazy: moto reads the variable set above
-        DomainDispatcherApplication,
-        MotoRequestHandler,
-        create_backend_app,
-    )
-    from werkzeug.serving import make_server  # lazy: as moto above
-
-    app = DomainDispatcherApplication(create_backend_app)
-    return make_server(
-        address, 0, screened(app, address), threaded=True, request_handler=MotoRequestHandler
-    )

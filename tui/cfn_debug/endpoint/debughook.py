@@ -183,8 +183,20 @@ def _skip() -> list[str]:
     return [*SKIP, "__main__"] if os.path.basename(path) == "worker_main.py" else list(SKIP)
 
 
+def _pdb_module() -> Any:
+    """The pdb module, None where it cannot be imported."""
+    try:  # lazy: pdb (cmd, bdb, code) only in a worker whose breakpoints cfn-debug handles
+        import pdb
+    except ImportError:
+        return None
+    return pdb
+
+
 def _make_pdb(channel: Channel) -> Any:
-    import pdb  # lazy: pdb and its cmd/bdb/code load only in a worker that stops
+    """A ChannelPdb on ``channel``; None without pdb."""
+    pdb = _pdb_module()
+    if pdb is None:
+        return None
 
     class ChannelPdb(pdb.Pdb):
         """pdb with its input and output on the channel, its stops timed as not the handler's."""
@@ -475,19 +487,32 @@ def _listen(debugpy: Any, port: int) -> bool:
     return False
 
 
-def _start_debugpy(port: int, handler: str | None = None) -> None:
-    try:  # lazy: the handler's debugpy, else cfn-debug's own (DEBUGPY_PATH_ENV), for --debug-port
-        import debugpy
+def _debugpy_module() -> Any:
+    """The debugpy module the interpreter finds on ``sys.path``; ImportError when none."""
+    import debugpy  # lazy: only for --debug-port
+
+    return debugpy
+
+
+def _import_debugpy() -> Any:
+    """The handler's debugpy, else cfn-debug's own (from DEBUGPY_PATH_ENV); ImportError when
+    there is neither."""
+    extra = os.environ.get(DEBUGPY_PATH_ENV)
+    try:
+        return _debugpy_module()
     except ImportError:
-        extra = os.environ.get(DEBUGPY_PATH_ENV)
         if not extra:
             raise
-        sys.path.append(extra)  # only for this import: the handler's path stays its own
-        try:
-            import debugpy
-        finally:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(extra)
+    sys.path.append(extra)  # only for this import: the handler's path stays its own
+    try:
+        return _debugpy_module()
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(extra)
+
+
+def _start_debugpy(port: int, handler: str | None = None) -> None:
+    debugpy = _import_debugpy()
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # no note about frozen modules
     if not _listen(debugpy, port):
         return
@@ -523,10 +548,7 @@ def install(
     # reads it); --debug-port and --break-at work either way.
     if not env.get("PYTHONBREAKPOINT"):
         sys.breakpointhook = breakpoint_hook
-        try:  # lazy: pdb (cmd, bdb, code) only in a worker whose breakpoints cfn-debug handles
-            import pdb
-        except ImportError:
-            pdb = None  # type: ignore[assignment]
+        pdb = _pdb_module()
         if pdb is not None:
             pdb.set_trace = _set_trace
     port = values[DEBUGPY_PORT_ENV]

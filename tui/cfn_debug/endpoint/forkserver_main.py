@@ -30,7 +30,10 @@ kills every process below it and exits. A worker whose fork server dies gets SIG
 (PR_SET_PDEATHSIG).
 
 Like worker_main.py, this file imports nothing from cfn_debug: the project's interpreter may not
-have it installed.
+have it installed. A forked worker starts with the fork server's modules, so what the child side
+uses is imported at the top only when a worker started as a program has it as well (random and
+traceback: worker_main.py imports them, random through http.client's email package);
+importlib.metadata and boto3 are used only when the project's modules need them.
 """
 
 from __future__ import annotations
@@ -43,12 +46,14 @@ import importlib
 import io
 import json
 import os
+import random
 import selectors
 import signal
 import socket
 import sys
 import threading
 import time
+import traceback
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,7 +94,8 @@ def module_names(names: list[str]) -> list[str]:
     # module the shared list preloads): no walk of every installed distribution's files for it
     wanted = {dist for dist in wanted if dist.replace("-", "_") not in sys.modules}
     if wanted:
-        try:  # lazy: the handler's Python may predate it (3.10); preloading goes on without
+        # lazy: the workers forked from here share its modules (and Python < 3.10 lacks it)
+        try:
             from importlib.metadata import packages_distributions
 
             provided = packages_distributions()
@@ -136,12 +142,11 @@ def warm_up(loaded: list[str]) -> None:
     """Pay once, here, what a handler's first AWS session pays in every fresh worker: botocore's
     lazy imports, its first-use initialisations and its data files in the page cache. Nothing is
     kept (each worker builds its own sessions) and nothing is sent anywhere."""
-    if "boto3" not in sys.modules:
+    boto3_session = sys.modules.get("boto3.session")  # boto3 imports it: there when boto3 is
+    if boto3_session is None:
         return
-    try:  # lazy: the handler's boto3, only when its code imported boto3
-        import boto3.session
-
-        session = boto3.session.Session(
+    try:
+        session = boto3_session.Session(
             aws_access_key_id="AKIAWARMUPWARMUPWARM",
             aws_secret_access_key="warm-up-not-a-secret",
             aws_session_token="warm-up",
@@ -208,9 +213,7 @@ def become_worker(
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         os.chdir(request["cwd"])
         _fresh_stdio()
-        import random  # lazy: in the forked child only (the server's modules are the handler's)
-
-        random.seed()
+        random.seed()  # not the fork server's sequence
         main_path = os.path.join(HERE, "worker_main.py")
         sys.argv = [main_path, request["handler"]]
         try:
@@ -218,8 +221,6 @@ def become_worker(
         except SystemExit as done:
             code = _exit_code(done)
         except BaseException:
-            import traceback  # lazy: in the forked child only, when the handler's main crashed
-
             traceback.print_exc()
             code = 1
         code = _run_atexit(code)

@@ -30,6 +30,7 @@ import sys
 import termios
 import time
 import traceback
+from types import ModuleType
 from typing import Any
 
 SENTINEL = "\x1e__cfn_debug_end__ "
@@ -92,11 +93,11 @@ def _prepare_path(code_dir: str) -> None:
     sys.path.insert(0, code_dir)
 
 
-def run_awslambdaric(handler: str) -> None:
-    # lazy: the handler's own awslambdaric, when it has one (else the portable loop runs)
-    from awslambdaric import bootstrap, lambda_runtime_client
+def run_awslambdaric(handler: str, bootstrap: ModuleType, runtime_client: ModuleType) -> None:
+    """The handler run by awslambdaric's ``bootstrap`` with a ``runtime_client`` (its
+    lambda_runtime_client module) that marks the end of each invocation."""
 
-    class _MarkingClient(lambda_runtime_client.LambdaRuntimeClient):
+    class _MarkingClient(runtime_client.LambdaRuntimeClient):
         def post_invocation_result(
             self,
             invoke_id: str,
@@ -188,12 +189,13 @@ def main(argv: list[str]) -> int:
     _install_debug_hook(handler)
     if os.environ.get(BOOTSTRAP_ENV, "auto") != "portable":
         try:
-            import awslambdaric.bootstrap  # noqa: F401
+            # lazy: the handler's own awslambdaric, when it has one (else the portable loop runs)
+            from awslambdaric import bootstrap, lambda_runtime_client
         except ImportError:
             if os.environ.get(BOOTSTRAP_ENV) == "awslambdaric":
                 raise
         else:
-            run_awslambdaric(handler)
+            run_awslambdaric(handler, bootstrap, lambda_runtime_client)
             return 0
     run_portable(handler, os.environ["AWS_LAMBDA_RUNTIME_API"])
     return 0

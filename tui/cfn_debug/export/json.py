@@ -24,6 +24,7 @@ from cfn_debug.errors import JournalError
 from cfn_debug.export.collector import collector_paused
 from cfn_debug.export.masking import Masker
 from cfn_debug.export.source import session_from
+from cfn_debug.export.stream import JsonStreamError, load
 from cfn_debug.filesafe import open_regular, read_text
 from cfn_debug.journal.session import Session, load_journal
 from cfn_debug.journal.validation import check_run
@@ -127,8 +128,6 @@ def load_transcript(path: str | Path) -> Session:
 def _stream(path: Path, what: str, *, suffix: str = "") -> Any:
     """The JSON value of the transcript at ``path`` (export.stream.load), or a JournalError:
     ``what`` starts the message of a JSON fault, ``suffix`` ends it."""
-    from cfn_debug.export.stream import JsonStreamError, load
-
     try:
         with open_regular(path) as file, collector_paused():
             return load(file)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cfn_debug.records import RunEnded, RunStarted, StepCompleted
 from cfn_debug.scenarios.generate import Attempt, search
@@ -19,12 +19,8 @@ from cfn_debug.scenarios.outcome import (
     status_of,
     succeeded,
 )
-from cfn_debug.scenarios.play import Play as PlayClass
+from cfn_debug.scenarios.play import Play
 from cfn_debug.scenarios.results import ActionStarted, Purpose
-
-if TYPE_CHECKING:
-    from cfn_debug.scenarios.generate import Attempt
-    from cfn_debug.scenarios.play import Play
 
 
 async def generated_inputs(p: Play) -> None:
@@ -38,7 +34,7 @@ async def generated_inputs(p: Play) -> None:
     refused: list[tuple[dict[str, Any], str]] = []  # created nothing, cleanly FAILED
 
     async def attempt(model: dict[str, Any]) -> Attempt:
-        sub = PlayClass(p.runner, p.name, p.result.title, p.emit, rules=p.rules, quiet=True)
+        sub = Play(p.runner, p.name, p.result.title, p.emit, rules=p.rules, quiet=True)
         sent = apply_overrides(model, overrides) if overrides else model
         sent, sub.unique_values = sub.make_unique(sent)
         sub.create_input = sent

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import marshal
 import os
 import sys
@@ -13,6 +12,7 @@ import warnings
 from functools import cache
 from importlib import util
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from cfn_debug.locations import compiled_dir
@@ -138,31 +138,8 @@ def _load_compiled(path: Path, compiled: tuple[str, Any] | None = None) -> Any:
 
 def _compile_meta() -> tuple[str, Any] | None:
     """(entry function name, code object) of the meta-schema's fastjsonschema validator."""
-    try:
-        # lazy: only when no compiled copy is kept (once per version of these libraries)
-        import fastjsonschema
-        import rpdk.core.data_loaders as loaders  # lazy: as fastjsonschema above
-        from jsonschema_specifications import REGISTRY  # lazy: as fastjsonschema above
-    except ImportError:
-        return None
-    root = Path(loaders.__file__).parent / "data" / "schema"
-
-    def local(uri: str) -> Any:
-        if "json-schema.org" in uri:
-            return REGISTRY.contents("http://json-schema.org/draft-07/schema")
-        name = uri.split("#")[0].rsplit("/", 1)[-1]
-        return json.loads((root / name).read_text(encoding="utf-8"))
-
-    try:
-        meta = json.loads((root / "provider.definition.schema.v1.json").read_text("utf-8"))
-        source = fastjsonschema.compile_to_code(
-            meta, handlers={"https": local, "http": local}, use_formats=False, use_default=False
-        )
-        # the root schema's function comes first in the generated module
-        entry = source.split("\ndef ", 1)[1].split("(", 1)[0]
-        return entry, compile(source, "<provider definition meta-schema>", "exec")
-    except Exception:  # an rpdk layout we do not know: the jsonschema validator alone
-        return None
+    rpdk = _rpdk()
+    return None if rpdk is None else rpdk.compile_meta()
 
 
 def _keep(path: Path, data: bytes) -> None:
@@ -182,13 +159,18 @@ def _keep(path: Path, data: bytes) -> None:
 @cache
 def _meta_validator() -> Any:
     """rpdk's own validator for the provider definition meta-schema, or None without rpdk."""
+    rpdk = _rpdk()
+    return None if rpdk is None else rpdk.meta_validator()
+
+
+@cache
+def _rpdk() -> ModuleType | None:
+    """schema.meta_rpdk (the meta-schema as rpdk ships it), or None without rpdk."""
     try:
         with warnings.catch_warnings():  # rpdk imports names jsonschema has deprecated
             warnings.simplefilter("ignore", DeprecationWarning)
-            from rpdk.core.data_loaders import make_resource_validator
+            # lazy: rpdk loads only to compile the check or for a schema it does not pass
+            from cfn_debug.schema import meta_rpdk
     except ImportError:
         return None
-    try:
-        return make_resource_validator()
-    except Exception:  # a broken rpdk install must not stop cfn-debug: skip this layer
-        return None
+    return meta_rpdk
