@@ -22,6 +22,7 @@ from textual.message import Message
 from cfn_debug.app import messages
 from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import EngineMessage, Progress, RunFailed, RunFinished, WatchStopped
+from cfn_debug.app.opening import engine_support
 from cfn_debug.app.summary import error_hint
 from cfn_debug.app.widgets.progress import is_progress
 from cfn_debug.errors import CfnDebugError
@@ -45,12 +46,11 @@ if TYPE_CHECKING:
 
 
 def watch_support() -> ModuleType:
-    """``cfn_debug.app.watching``: the watchers, the watch events and the chain engine, loaded
-    with the first run (or watch mode), not before the dashboard's first frame. The main
-    screen's other uses of the engine's chain and watch go through it too."""
-    from cfn_debug.app import watching  # lazy: cfn_debug.watch and the chain engine
-
-    return watching
+    """``cfn_debug.app.watching``: the watchers, the watch events and the chain engine, part of
+    the engine the worker opening the project loads (``opening.engine_support``), not before the
+    dashboard's first frame. The main screen's other uses of the engine's chain and watch go
+    through it too."""
+    return engine_support().watching
 
 
 class ChainRuns:

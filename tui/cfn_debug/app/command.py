@@ -10,6 +10,7 @@ from pathlib import Path
 
 from cfn_debug.app.app import CfnDebugApp
 from cfn_debug.app.config import AppConfig
+from cfn_debug.app.opening import read_session
 from cfn_debug.errors import ExitCode, JournalError
 from cfn_debug.options import (
     add_aws_options,
@@ -75,11 +76,8 @@ def open_command(args: argparse.Namespace) -> int:
             "no such file (expected a JSON transcript or a .jsonl session journal)",
             path=path,
         )
-    # lazy: the reader of saved sessions (cfn_debug.export) only for `open`, not on `ui`'s path
-    from cfn_debug.export import load_session
-
     # Read before the dashboard starts: a file that is no transcript is a one-line error, exit 2.
-    saved = load_session(path)
+    saved = read_session(path)
     return _run(dataclasses.replace(AppConfig.from_args(args), transcript=path, saved=saved))
 
 

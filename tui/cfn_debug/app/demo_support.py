@@ -7,31 +7,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.app.opening import engine_support
 from cfn_debug.records import Action
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from cfn_debug.records import RunRecord
 
 
-def _demo_runs() -> ModuleType:
-    """``cfn_debug.demo.runs``: the demo's state and the Name a request asks for."""
-    # lazy: it loads the event parser, which the dashboard's first frame does not need
-    from cfn_debug.demo import runs
-
-    return runs
-
-
 def reset(env_vars: Any) -> Path:
-    """Forget every widget earlier runs created; the state directory reset. Raises OSError."""
-    return _demo_runs().reset_state(env_vars)
+    """Forget every widget earlier runs created; the state directory reset. Raises OSError.
+    Called once the project is open (the demo's state: ``cfn_debug.demo.runs``, via the engine
+    the opening loaded)."""
+    return engine_support().reset_state(env_vars)
 
 
 def already_exists_hint(run: RunRecord, session_runs: list[RunRecord], *, demo: bool) -> str:
     """AlreadyExists after an earlier run of this session created the same Name: say so, and
     how to start again."""
-    requested_name = _demo_runs().requested_name
+    requested_name = engine_support().requested_name
     name = requested_name(run.steps[0].request) if run.steps else None
     earlier = [
         n

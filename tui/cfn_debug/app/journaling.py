@@ -1,5 +1,6 @@
-"""The dashboard's session journal: the engine's crash-safe Journal, opened once the project is,
-written from the worker's side as each record arrives, and where a UI error's traceback goes."""
+"""The dashboard's session journal: the engine's crash-safe Journal, given once the project is
+open (``engine.open_journal``), written from the worker's side as each record arrives, and where
+a UI error's traceback goes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cfn_debug.journal.session import Journal
-    from cfn_debug.workspace import Workspace
 
 
 class SessionLog:
@@ -21,17 +21,10 @@ class SessionLog:
         self.error: str | None = None
         self._on_problem = on_problem
 
-    def start(self, workspace: Workspace) -> None:
-        # lazy: the journal (the diff, the records' encodings) opens with the project, after the
-        # first frame
-        from cfn_debug.journal.session import Journal
-
-        if self.journal is None:
-            self.journal = Journal(
-                self.requested,
-                project=str(workspace.project.root),
-                endpoint=workspace.endpoint_label,
-            )
+    def start(self, journal: Journal) -> None:
+        """Write the session into ``journal`` from now on (``engine.open_journal``, once the
+        project opened)."""
+        self.journal = journal
 
     @property
     def path(self) -> Path | None:

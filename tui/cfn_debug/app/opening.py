@@ -5,6 +5,7 @@ the endpoint), with the engine's progress on the way; or a saved session (`cfn-d
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -13,14 +14,15 @@ from cfn_debug.app.config import AppConfig
 from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import Progress, SessionLoaded, WorkspaceFailed, WorkspaceReady
 from cfn_debug.app.summary import error_hint
-from cfn_debug.app.widgets.debugger_panel import PanelFeed
-from cfn_debug.debugger.options import DebugOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from cfn_debug.aws.setup_stack import SetupProgress
     from cfn_debug.endpoint.pyenv import EnvProgress
+    from cfn_debug.journal.session import Session
     from cfn_debug.workspace import Workspace
 
 Post = Callable[[Message], object]
@@ -73,28 +75,19 @@ class OpenProgress:
 WorkspaceOpener = Callable[[AppConfig, OpenProgress], "Workspace"]
 
 
+def engine_support() -> ModuleType:
+    """``cfn_debug.app.engine``: the workspace, the journal, the demo's state, the chain and watch
+    engines. The worker opening the project loads it; what runs once the project is open (the
+    main screen, the chain runs, the demo's key) finds it loaded."""
+    # lazy: the engine (endpoint, AWS, chain, watch, journal) loads in the opening worker thread
+    from cfn_debug.app import engine
+
+    return engine
+
+
 def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:
     """Blocking: discovers the project and starts the endpoint. Run it in a thread."""
-    # lazy: the engine (endpoint, AWS, chain) loads in this worker thread, after the first frame
-    from cfn_debug.workspace import Workspace
-
-    debug = DebugOptions(PanelFeed(progress.post).on_session, config.debug_port, config.break_at)
-    return Workspace.open(
-        config.project_dir,
-        endpoint=config.endpoint,
-        function_name=config.function_name,
-        schema_path=config.schema,
-        region=config.region,
-        profile=config.profile,
-        env_vars=config.env_vars,
-        python=config.python,
-        node=config.node,
-        aws=config.aws,
-        type_configuration=config.type_configuration,
-        progress=progress.setup,
-        on_env_progress=progress.env,
-        debug=debug,
-    )
+    return engine_support().open_workspace(config, progress)
 
 
 def open_and_post(live: LiveSession, opener: WorkspaceOpener, post: Post) -> None:
@@ -115,6 +108,16 @@ def open_and_post(live: LiveSession, opener: WorkspaceOpener, post: Post) -> Non
         post(WorkspaceReady(workspace))
 
 
+def read_session(path: Path) -> Session:
+    """A saved session: a JSON transcript or a session journal (.jsonl). Raises CfnDebugError
+    when the file is neither. `cfn-debug open` reads it before the App starts; the App, when
+    it was not read (a test's AppConfig), in the worker of ``load_and_post``."""
+    # lazy: the saved-session reader (cfn_debug.export.json, the journal) loads only to open one
+    from cfn_debug.export import load_session
+
+    return load_session(path)
+
+
 def load_and_post(live: LiveSession, post: Post) -> None:
     """Read the saved session (blocking); post SessionLoaded, or WorkspaceFailed."""
     path = live.config.transcript
@@ -122,11 +125,8 @@ def load_and_post(live: LiveSession, post: Post) -> None:
     if live.config.saved is not None:  # `open` read it before starting
         post(SessionLoaded(live.config.saved))
         return
-    # lazy: the reader of saved sessions (cfn_debug.export) loads in this worker thread
-    from cfn_debug.export import load_session
-
     try:
-        session = load_session(path)
+        session = read_session(path)
     except CfnDebugError as error:
         hint = "Name a JSON transcript (cfn-debug export) or a session journal (.jsonl)."
         post(WorkspaceFailed(str(error), hint))
@@ -139,18 +139,5 @@ def load_and_post(live: LiveSession, post: Post) -> None:
 
 def workspace_notices(workspace: Workspace) -> list[str]:
     """What the user should know before the first event: schema warnings, the workspace's
-    notices (a handler's models.py that does not match the schema)."""
-    # lazy: cfn_debug.schema, loaded by then with the workspace, is not on the start-up path
-    from cfn_debug.schema.command import schema_warning_lines
-
-    lines: list[str] = []
-    if workspace.schema is not None:
-        try:
-            lines += schema_warning_lines(workspace.schema)
-        except Exception as error:  # a notice must never keep the dashboard from opening
-            lines.append(f"schema warnings could not be listed: {error}")
-    try:
-        lines += list(workspace.notices)
-    except Exception as error:
-        lines.append(f"notices could not be listed: {error}")
-    return lines
+    notices (``engine.workspace_notices``)."""
+    return engine_support().workspace_notices(workspace)

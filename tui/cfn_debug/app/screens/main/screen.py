@@ -26,7 +26,7 @@ from cfn_debug.app.messages import (
     WorkspaceFailed,
     WorkspaceReady,
 )
-from cfn_debug.app.opening import workspace_notices
+from cfn_debug.app.opening import engine_support, workspace_notices
 from cfn_debug.app.render import Palette
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.main.actions import MainActions
@@ -190,7 +190,8 @@ class MainScreen(MainActions, MainStream, Screen[None]):
     def on_workspace_ready(self, message: WorkspaceReady) -> None:
         workspace = message.workspace
         self.live.workspace_error = None
-        self.live.log.start(workspace)
+        if self.live.log.journal is None:  # one journal for the whole session
+            self.live.log.start(engine_support().open_journal(self.live.log.requested, workspace))
         self.header.endpoint = workspace.endpoint_label
         target = workspace.aws_target
         self.header.aws = target.short() if target is not None else "none"
