@@ -35,7 +35,7 @@ import os
 import sys
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FunctionType, ModuleType
 from typing import Any
 
@@ -326,28 +326,24 @@ def _register(handlers_module: ModuleType) -> None:
     builtin = getattr(handlers_module, "BUILTIN_HANDLERS", None)
     if isinstance(builtin, list) and HANDLERS[0] not in builtin:
         builtin.extend(HANDLERS)
-    share_botocore_setup()
 
 
 def share_botocore_setup() -> None:
     """Sessions of this process share botocore's parsed data files and its checks of the
-    built-in event handlers (see the two functions below). Idempotent."""
-    _share_data_files()
-    _share_event_checks()
+    built-in event handlers (see the two functions below): at once for the botocore modules
+    imported already, the others right after they are imported. Idempotent."""
+    _when_imported(SHARING)
 
 
-def _share_data_files() -> None:
+def _share_data_files(loaders: ModuleType) -> None:
     """One parse of each botocore data file per worker, not one per session.
 
     Every new botocore Session has a new Loader, which lists the service directories (some 400
     stat calls) and parses endpoints.json and the service's model again: a handler that builds a
     session per request (cloudformation-cli-python-lib does) pays about 0.1 s per invocation
     for files that cannot change while the worker lives. The worker's Loaders share the listing
-    and the parsed files, as one Loader shares them among the clients of its session."""
-    try:  # lazy: in the worker, botocore is the handler's own (if it has one at all)
-        import botocore.loaders as loaders
-    except Exception:  # a botocore this does not know: sessions parse as they always did
-        return
+    and the parsed files, as one Loader shares them among the clients of its session. A
+    botocore this does not know: sessions parse as they always did."""
     cls = getattr(loaders, "Loader", None)
     files = getattr(loaders, "JSONFileLoader", None)
     if cls is None or files is None or getattr(cls, "_cfn_debug_shared", False):
@@ -372,7 +368,7 @@ def _share_data_files() -> None:
     cls._cfn_debug_shared = True
 
 
-def _share_event_checks() -> None:
+def _share_event_checks(hooks: ModuleType) -> None:
     """One check of each built-in event handler per worker, not one per session.
 
     Every new botocore Session registers some 130 built-in handlers, and for each one asks
@@ -380,11 +376,8 @@ def _share_event_checks() -> None:
     name through the event aliases: about 15 ms per session, that is per invocation of a handler
     built on cloudformation-cli-python-lib. Both answers depend only on the function and on the
     event name (the aliases being botocore's own, a constant), so the worker's sessions share
-    them, as one session shares them among its registrations."""
-    try:  # lazy: in the worker, botocore is the handler's own (if it has one at all)
-        import botocore.hooks as hooks
-    except Exception:  # a botocore this does not know: sessions check as they always did
-        return
+    them, as one session shares them among its registrations. A botocore this does not know:
+    sessions check as they always did."""
     aliaser = getattr(hooks, "EventAliaser", None)
     accepts = getattr(hooks, "accepts_kwargs", None)
     if aliaser is None or accepts is None or getattr(aliaser, "_cfn_debug_shared", False):
@@ -411,32 +404,69 @@ def _share_event_checks() -> None:
     aliaser._cfn_debug_shared = True
 
 
-class _AfterHandlersImport:
-    """Runs ``_register`` right after ``botocore.handlers`` is first imported: a meta path
-    finder and loader by protocol (importlib.abc is not imported: it costs a worker's start
-    more than this whole file)."""
+#: What share_botocore_setup does to each botocore module, once it is imported.
+SHARING: dict[str, Callable[[ModuleType], None]] = {
+    "botocore.loaders": _share_data_files,
+    "botocore.hooks": _share_event_checks,
+}
 
-    def __init__(self) -> None:
-        self._loader: Any = None
+
+def _when_imported(actions: dict[str, Callable[[ModuleType], None]]) -> None:
+    """Run each action on its module (by name): now when it is imported already, else right
+    after its first import. This file never imports botocore: in a worker it is the handler's
+    own, if it has one at all."""
+    waiting = {}
+    for name, action in actions.items():
+        module = sys.modules.get(name)
+        if module is not None:
+            action(module)
+        else:
+            waiting[name] = action
+    if waiting:
+        sys.meta_path.insert(0, _AfterImport(waiting))
+
+
+class _AfterImport:
+    """Runs an action on a module right after it is first imported: a meta path finder by
+    protocol (importlib.abc is not imported: it costs a worker's start more than this whole
+    file), which leaves sys.meta_path once every module it waits for is imported."""
+
+    def __init__(self, actions: dict[str, Callable[[ModuleType], None]]) -> None:
+        self._actions = dict(actions)
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
-        if fullname != "botocore.handlers":
+        action = self._actions.get(fullname)
+        if action is None:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:
             return None
-        self._loader = spec.loader
-        spec.loader = self
+        spec.loader = _ThenRun(spec.loader, action, lambda: self._done(fullname))
         return spec
+
+    def _done(self, name: str) -> None:
+        self._actions.pop(name, None)
+        if not self._actions and self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+class _ThenRun:
+    """A module's loader that runs ``action`` on the module once it has been executed."""
+
+    def __init__(
+        self, loader: Any, action: Callable[[ModuleType], None], done: Callable[[], None]
+    ) -> None:
+        self._loader = loader
+        self._action = action
+        self._done = done
 
     def create_module(self, spec: Any) -> Any:
         return self._loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         self._loader.exec_module(module)
-        _register(module)
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
+        self._done()
+        self._action(module)
 
 
 def install(fd: int = 1) -> None:
@@ -445,11 +475,7 @@ def install(fd: int = 1) -> None:
     if _state["installed"]:
         return
     _state["installed"] = True
-    loaded = sys.modules.get("botocore.handlers")
-    if loaded is not None:
-        _register(loaded)
-    else:
-        sys.meta_path.insert(0, _AfterHandlersImport())
+    _when_imported({"botocore.handlers": _register, **SHARING})
 
 
 def parse_record(line: str) -> dict[str, Any] | None:
