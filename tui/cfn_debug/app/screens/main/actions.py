@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.app import demo_support
+from cfn_debug.app.opening import engine_support
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.notices import NoticesScreen
 from cfn_debug.app.widgets.events_panel import EventsPanel
@@ -29,12 +30,9 @@ else:
 
 
 def _editing() -> ModuleType:
-    """``cfn_debug.app.event_editing``: the JSON editor screen and what editing needs."""
-    # lazy: the editor's TextArea, the event parser and the redaction patterns load with the
-    # first edit, not before the first frame
-    from cfn_debug.app import event_editing
-
-    return event_editing
+    """``cfn_debug.app.event_editing``: the JSON editor screen and what editing needs, part of
+    the engine the worker opening the project loads (an event to edit comes with the project)."""
+    return engine_support().event_editing
 
 
 class MainActions(_Base):
