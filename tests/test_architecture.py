@@ -1,5 +1,6 @@
 """The architecture: the import-linter contracts of pyproject.toml hold (the layers; nothing
-outside cfn_debug.app imports textual), every module has a layer, the engine never loads textual."""
+outside cfn_debug.app imports textual), every module has a layer, the engine never loads textual,
+no module is over 600 lines, and the few imports inside functions each say why they wait."""
 
 from __future__ import annotations
 
@@ -112,6 +113,74 @@ def test_no_import_cycle_even_counting_imports_inside_functions() -> None:
     _found, _runtime, every, back = structure.graphs(ROOT / "tui")
     assert structure.cycles(every) == []
     assert sorted(set(back)) == []
+
+
+#: The most imports cfn_debug may hold inside functions (each one says why it waits).
+MAX_IMPORTS_INSIDE_FUNCTIONS = 40
+
+
+def _engine_and_ui_files() -> list[Path]:
+    """cfn_debug's own modules (the bundled demo's handler code is the user's kind of code)."""
+    return [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not {"demo", "src"} <= set(path.relative_to(PACKAGE).parts)
+    ]
+
+
+def _imports_inside_functions(path: Path) -> list[ast.stmt]:
+    found: list[ast.stmt] = []
+
+    def walk(node: ast.AST, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if inside and isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.append(child)
+            walk(child, inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), False)
+    return found
+
+
+def _says_why(lines: list[str], node: ast.stmt) -> bool:
+    """A ``# lazy: <why>`` on the import's own lines, in the comment block or on the ``try:``
+    just above it, or on the import it directly follows (a block of imports for one reason says
+    it once)."""
+    last = node.end_lineno or node.lineno
+    if any("# lazy:" in line for line in lines[node.lineno - 1 : last]):
+        return True
+    row = node.lineno - 2
+    while row >= 0 and lines[row].strip().startswith(("#", "from ", "import ", ")", "try:")):
+        if "# lazy:" in lines[row]:
+            return True
+        row -= 1
+    return False
+
+
+def test_every_import_inside_a_function_says_why_it_waits() -> None:
+    """An import inside a function is a deliberate lazy one (start-up time, or code that runs in
+    the handler's own process), and says so: ``# lazy: <why>``."""
+    silent, waiting = [], 0
+    for path in _engine_and_ui_files():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        found = _imports_inside_functions(path)
+        waiting += len(found)
+        silent += [
+            f"{path.relative_to(PACKAGE)}:{node.lineno}"
+            for node in found
+            if not _says_why(lines, node)
+        ]
+    assert silent == []
+    # Few: a heavy library sits behind one import of the module that imports it at its top.
+    assert waiting <= MAX_IMPORTS_INSIDE_FUNCTIONS
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): count
+        for path in _engine_and_ui_files()
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert long == {}
 
 
 _OPENS = """

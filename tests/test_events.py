@@ -197,3 +197,26 @@ def test_profile_credentials_come_from_boto3s_chain(monkeypatch, tmp_path) -> No
     with pytest.raises(CfnDebugError) as caught:
         resolve_credentials("nope")
     assert caught.value.field == "--profile"
+
+
+@pytest.mark.parametrize(("language", "rejected"), [("python39", True), ("typescript", False)])
+def test_unknown_sam_keys_are_rejected_only_for_the_python_library(
+    tmp_path: Path, language: str, rejected: bool
+) -> None:
+    # the TypeScript plugin's TestEvent drops keys it does not know (class-transformer,
+    # excludeExtraneousValues); cloudformation-cli-python-lib fails the event on them
+    (tmp_path / ".rpdk-config").write_text(json.dumps({"language": language}))
+    data = {**SAM_EVENT, "awsAccountId": "123456789012"}
+    data["request"] = {**SAM_EVENT["request"], "someday": 1}
+    (tmp_path / "sam-tests").mkdir()
+    path = write(tmp_path / "sam-tests", "create.json", data)
+    if rejected:
+        with pytest.raises(EventError, match="unknown key"):
+            load_event(path)
+        return
+    spec = load_event(path)
+    assert spec.action is Action.CREATE and spec.normalized.desired == {"Name": "w", "Size": 2}
+    payload = convert(spec, Shape.SAM)
+    # the keys the library would drop are not sent at all
+    assert set(payload) == {"credentials", "action", "request", "callbackContext", "region"}
+    assert "someday" not in payload["request"]

@@ -60,3 +60,28 @@ def test_an_s3_error_page_is_the_local_aws() -> None:
         "s3", "PutObject", http_status=500, error_code="InternalError", error_message="retry"
     )
     assert infrastructure_error(_failed("An error occurred (InternalError)", [aws_said])) is None
+
+
+def test_a_host_the_handler_cannot_reach_is_not_its_answer() -> None:
+    """A TypeScript type calling a third-party API offline passed node-fetch's error on as the
+    message; a Python handler's escaped exception is only in its logged traceback."""
+    node = (
+        "request to https://api.example.com/v3/monitors/1 failed, reason: getaddrinfo "
+        "ENOTFOUND api.example.com"
+    )
+    why = infrastructure_error(_failed(node))
+    assert why is not None and why.startswith("the handler could not reach a host it calls")
+    logs = [
+        "[ERROR] Exception caught",
+        "Traceback (most recent call last):",
+        '  File "/var/task/x/handlers.py", line 40, in create_handler',
+        "    made = _call('POST', API)",
+        "urllib.error.URLError: <urlopen error [Errno 111] Connection refused>",
+    ]
+    progress = {"status": "FAILED", "errorCode": "InternalFailure", "message": ""}
+    escaped = InvokeResult(OutcomeKind.PROGRESS, 0.1, progress=progress, logs=logs)
+    why = infrastructure_error(escaped)
+    assert why is not None and "Connection refused" in why
+    # a verdict the handler gave stays its own, whatever its message says
+    not_found = {**progress, "errorCode": "NotFound", "message": node}
+    assert infrastructure_error(InvokeResult(OutcomeKind.PROGRESS, 0.1, progress=not_found)) is None

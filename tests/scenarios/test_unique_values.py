@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from cfn_debug.aws.placeholders import Exports
+from cfn_debug.errors import EventError
 from cfn_debug.project import discover_project
 from cfn_debug.scenarios.inputs import make_unique, placeholder_pointers, resolve_inputs
 from cfn_debug.schema import ResourceSchema
@@ -85,3 +88,16 @@ def test_placeholders_in_input_files_are_exempt(tmp_path: Path) -> None:
     inputs = resolve_inputs(discover_project(tmp_path, exports=exports), SCHEMA)
     assert inputs.create == {"Name": "t-pre-existing"}
     assert inputs.unique_exempt == frozenset({"/Name"})
+
+
+def test_an_override_the_schema_refuses_is_the_projects_error(tmp_path: Path) -> None:
+    # a placeholder the author left in overrides.json must not become a request cfn-debug
+    # sends (and an input-valid MUST on every scenario): one line naming file and pointer
+    (tmp_path / "overrides.json").write_text(json.dumps({"CREATE": {"/Kind": "<MY_KIND_HERE>"}}))
+    with pytest.raises(EventError) as caught:
+        resolve_inputs(discover_project(tmp_path), SCHEMA)
+    text = str(caught.value)
+    assert "overrides.json: CREATE./Kind: '<MY_KIND_HERE>' is not one of ['a', 'b']" in text
+    # a valid override is sent as written
+    (tmp_path / "overrides.json").write_text(json.dumps({"CREATE": {"Kind": "b"}}))
+    assert resolve_inputs(discover_project(tmp_path), SCHEMA).create["Kind"] == "b"

@@ -62,6 +62,10 @@ SAM_REQUEST_KEYS = frozenset(
     }
 )
 _CREDENTIAL_KEYS = ("accessKeyId", "secretAccessKey", "sessionToken")
+#: `.rpdk-config` languages whose library reads a sam-style event and drops keys it does not
+#: know (the TypeScript plugin's TestEvent: class-transformer with excludeExtraneousValues);
+#: only cloudformation-cli-python-lib rejects them.
+_LENIENT_LANGUAGES = re.compile(r"^(typescript|javascript|nodejs|go|java)")
 
 
 @dataclass
@@ -100,7 +104,8 @@ class EventSpec:
 
     def __post_init__(self) -> None:
         if self.normalized is None:
-            self.normalized = normalize(self.data, self.shape, path=self.path)
+            strict = strict_keys_for(self.path) if self.path is not None else True
+            self.normalized = normalize(self.data, self.shape, path=self.path, strict=strict)
 
     @property
     def source(self) -> str:
@@ -115,6 +120,7 @@ def load_event(path: Path, *, name: str | None = None, exports: Any = None) -> E
     inputs/ named inputs_N_create|update|invalid.json); ``exports`` (aws.placeholders.Exports)
     fills its ``{{ExportName}}`` placeholders, and one left unfilled is a PlaceholderError."""
     data = read_json_filled(path, exports)[0]
+    strict = strict_keys_for(path)
     model_action = _input_file_action(path)
     if model_action is not None and isinstance(data, dict) and not _looks_like_event(data):
         previous = None
@@ -127,7 +133,24 @@ def load_event(path: Path, *, name: str | None = None, exports: Any = None) -> E
         return event_from_model(
             data, model_action, name=name or path.stem, path=path, previous=previous
         )
-    return parse_event(data, name=name or path.stem, path=path)
+    return parse_event(data, name=name or path.stem, path=path, strict=strict)
+
+
+def strict_keys_for(path: Path) -> bool:
+    """Whether the library of the project an event file belongs to rejects unknown keys of a
+    sam-style event: False when the ``.rpdk-config`` beside the file or one or two folders up
+    (sam-tests/, sample_events/, inputs/) names a language other than Python, else True."""
+    for folder in list(path.resolve().parents)[:3]:
+        config = folder / ".rpdk-config"
+        if not config.is_file():
+            continue
+        try:
+            settings = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return True
+        language = settings.get("language") if isinstance(settings, dict) else None
+        return not (isinstance(language, str) and _LENIENT_LANGUAGES.match(language))
+    return True
 
 
 _INPUT_FILE = re.compile(r"^inputs_\d+_(create|update|invalid)\.json$")
@@ -164,12 +187,18 @@ def detect_shape(data: Any, *, path: Path | None = None) -> Shape:
     )
 
 
-def parse_event(data: Any, *, name: str, path: Path | None = None) -> EventSpec:
-    """Validate ``data`` as an event and wrap it in an EventSpec."""
+def parse_event(
+    data: Any, *, name: str, path: Path | None = None, strict: bool | None = None
+) -> EventSpec:
+    """Validate ``data`` as an event and wrap it in an EventSpec. ``strict``: reject the keys of
+    a sam-style event cloudformation-cli-python-lib rejects (default: as the library of the
+    project ``path`` is in reads them, see strict_keys_for; True without a path)."""
     if isinstance(data, dict) and "desiredResourceState" in data and "requestData" not in data:
         return _from_invoke_request(data, name=name, path=path)
     shape = detect_shape(data, path=path)
-    normalized = normalize(data, shape, path=path)
+    if strict is None:
+        strict = strict_keys_for(path) if path is not None else True
+    normalized = normalize(data, shape, path=path, strict=strict)
     return EventSpec(name, path, normalized.action, shape, data, normalized)
 
 
@@ -277,14 +306,18 @@ def _credentials(
     return {name: creds[name] for name in _CREDENTIAL_KEYS}
 
 
-def normalize(data: dict[str, Any], shape: Shape, *, path: Path | None = None) -> NormalizedEvent:
-    """Check ``data`` against ``shape`` and return what it asks for."""
+def normalize(
+    data: dict[str, Any], shape: Shape, *, path: Path | None = None, strict: bool = True
+) -> NormalizedEvent:
+    """Check ``data`` against ``shape`` and return what it asks for. ``strict``: a key of a
+    sam-style event that cloudformation-cli-python-lib does not know is an error (that library
+    fails the event); otherwise it is left out, as the TypeScript library leaves it out."""
     if not isinstance(data, dict):
         raise EventError(f"expected a JSON object, got {_kind(data)}", path=path)
     action = _action(data.get("action"), path)
     if shape is Shape.SAM:
         unknown = sorted(set(data) - SAM_KEYS)
-        if unknown:
+        if unknown and strict:
             raise EventError(
                 f"unknown key (the handler library rejects it); expected only {sorted(SAM_KEYS)}",
                 path=path,
@@ -293,7 +326,7 @@ def normalize(data: dict[str, Any], shape: Shape, *, path: Path | None = None) -
         request = _object(data, "request", path, "request", required=True)
         assert request is not None
         unknown = sorted(set(request) - SAM_REQUEST_KEYS)
-        if unknown:
+        if unknown and strict:
             raise EventError(
                 "unknown key (the handler library rejects it); expected only "
                 f"{sorted(SAM_REQUEST_KEYS)}",

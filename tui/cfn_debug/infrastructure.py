@@ -12,6 +12,10 @@ those that arrive looking like a handler's answer:
 - the handler raised because AWS could not be reached (botocore's EndpointConnectionError,
   ConnectTimeoutError, ...): the library answers FAILED InternalFailure, but the cause is the
   network or a local AWS (``--local-aws``) that is not running;
+- the handler failed because a host it calls could not be reached from here (its FAILED message
+  or its logged exception says a name did not resolve or a connection was refused: Node's
+  ``getaddrinfo ENOTFOUND``, Python's ``Name or service not known``, Go's ``no such host``, ...):
+  a type that calls a third-party API, run offline, never gets an answer to pass on;
 - a request cloudformation-cli-python-lib refused before the handler ran (a request field its
   version does not read, a property the handler's model class lacks: ``pylib.refusal``): the
   handler never saw it;
@@ -23,6 +27,7 @@ those that arrive looking like a handler's answer:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cfn_debug.pylib.refusal import library_refusal
@@ -49,6 +54,20 @@ UNREACHABLE_AWS = frozenset(
 )
 #: botocore's EndpointConnectionError message
 _CANNOT_CONNECT = "Could not connect to the endpoint URL"
+#: what a message says when a host the handler calls cannot be reached from here: Node's system
+#: errors, Python's socket and urllib3 texts, Go's net package, Java's exceptions
+_NO_NETWORK = re.compile(
+    r"getaddrinfo (?:ENOTFOUND|EAI_AGAIN)"
+    r"|connect (?:ECONNREFUSED|ENETUNREACH|EHOSTUNREACH)"
+    r"|Name or service not known|Temporary failure in name resolution"
+    r"|nodename nor servname provided|No address associated with hostname"
+    r"|Failed to establish a new connection|NameResolutionError"
+    r"|\[Errno \d+\] Connection refused|ConnectionRefusedError"
+    r"|dial tcp [^\n]*(?:no such host|connection refused)"
+    r"|java\.net\.(?:UnknownHostException|ConnectException)"
+)
+#: error codes that are a verdict of the handler whatever its message says
+_VERDICT_CODES = frozenset({"NotFound", "AlreadyExists"})
 #: what cloudformation-cli-python-lib answers for an exception that is not its own
 _LIBRARY_EXCEPTION_MESSAGES = ("", "Uninitialized", None)
 
@@ -95,6 +114,10 @@ def infrastructure_error(result: InvokeResult) -> str | None:
                 "can reach)"
             )
         return f"the handler could not reach AWS ({message.strip()[:200]}){hint}"
+    if progress.get("errorCode") in _VERDICT_CODES:
+        return None
+    if isinstance(message, str) and _NO_NETWORK.search(message):
+        return _no_network(message)
     if progress.get("errorCode") != "InternalFailure":
         return None
     if message not in _LIBRARY_EXCEPTION_MESSAGES:
@@ -106,7 +129,16 @@ def infrastructure_error(result: InvokeResult) -> str | None:
     name = found.exception.split(":", 1)[0].rsplit(".", 1)[-1].strip()
     if name in UNREACHABLE_AWS:
         return f"the handler could not reach AWS ({found.exception})"
+    if _NO_NETWORK.search(found.exception):
+        return _no_network(found.exception)
     return None
+
+
+def _no_network(text: str) -> str:
+    return (
+        f"the handler could not reach a host it calls ({text.strip()[:200]}): unreachable from "
+        "here, so the answer says nothing about the handler's contract"
+    )
 
 
 def _unserved_call(calls: Any) -> Any:

@@ -1,7 +1,8 @@
 """The editors' work: validating an edited event (the engine's event rules, then the schema's
 for the event's action), applying it, reading the file again after $EDITOR; with what the main
 screen opens an editor with (``JsonEditor``, ``redact`` for what it shows, ``context_problems``
-for a callbackContext). The main screen loads this module with the first edit."""
+for a callbackContext). The engine the dashboard loads once the project opens
+(``cfn_debug.app.engine``) imports it."""
 
 from __future__ import annotations
 

@@ -217,10 +217,40 @@ def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
     create = example_create(schema)
     update = example_update(schema)
     if overrides:
-        create = apply_overrides(create, overrides.get("CREATE", {}))
-        update = apply_overrides(update, overrides.get("UPDATE", overrides.get("CREATE", {})))
+        path = project.root / OVERRIDES
+        create_values = overrides.get("CREATE", {})
+        update_values = overrides.get("UPDATE", create_values)
+        create = apply_overrides(create, create_values)
+        update = apply_overrides(update, update_values)
+        _check_overridden(schema, create, create_values, path, "CREATE")
+        _check_overridden(
+            schema, update, update_values, path, "UPDATE" if "UPDATE" in overrides else "CREATE"
+        )
     source = f"generated from the schema{' with ' + OVERRIDES if overrides else ''}"
     return ScenarioInputs(create, update, source, overrides or {})
+
+
+def _check_overridden(
+    schema: ResourceSchema,
+    model: dict[str, Any],
+    values: dict[str, Any],
+    path: Path,
+    action: str,
+) -> None:
+    """An EventError naming the first value of ``overrides.json`` that makes the generated input
+    invalid against the schema: a request cfn-debug builds must be one CloudFormation could send
+    (a handler may assume its input is valid), so such an input is the project's to fix, never a
+    finding on the handler. A value the author left as a placeholder (``"<MY_API_KEY_HERE>"``)
+    is the usual case."""
+    for pointer, message in schema.input_errors(model):
+        hit = next((p for p in values if pointer == p or pointer.startswith(p + "/")), None)
+        if hit is not None:
+            raise EventError(
+                f"{message} (the value makes the scenarios' input invalid against the schema: "
+                "give one the schema allows)",
+                path=path,
+                field=f"{action}.{hit}",
+            )
 
 
 def _strip_read_only(found: ScenarioInputs, schema: ResourceSchema) -> ScenarioInputs:

@@ -331,8 +331,8 @@ def _ends_every_scenario(result: ScenarioResult) -> str | None:
             continue
         if why.startswith("the local AWS could not serve "):
             return why.split(" (", 1)[0]
-        if why.startswith("the handler could not reach AWS"):  # nobody answers there
-            return "the handler could not reach AWS"
+        if why.startswith("the handler could not reach"):  # nobody answers there
+            return why.split(" (", 1)[0]
         if "cloudformation-cli-python-lib" in why:
             return "the handler's library refused the request"
     return None

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.app import demo_support
+from cfn_debug.app.opening import engine_support
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.notices import NoticesScreen
 from cfn_debug.app.widgets.events_panel import EventsPanel
@@ -29,12 +30,9 @@ else:
 
 
 def _editing() -> ModuleType:
-    """``cfn_debug.app.event_editing``: the JSON editor screen and what editing needs."""
-    # lazy: the editor's TextArea, the event parser and the redaction patterns load with the
-    # first edit, not before the first frame
-    from cfn_debug.app import event_editing
-
-    return event_editing
+    """``cfn_debug.app.event_editing``: the JSON editor screen and what editing needs, part of
+    the engine the worker opening the project loads (an event to edit comes with the project)."""
+    return engine_support().event_editing
 
 
 class MainActions(_Base):
@@ -294,8 +292,7 @@ class MainActions(_Base):
         workspace = self.live.workspace
         schema = workspace.schema if workspace is not None else None
         steps = self.view.steps if self.view.steps else run.steps
-        # lazy: the copy screen's clips are the exporter's (cfn_debug.export): they load with
-        # the first y, not before the first frame
+        # lazy: the copy screen's clips (cfn_debug.export's, re2) load with the first y
         from cfn_debug.app.screens.copy import CopyScreen
 
         chooser = CopyScreen(run, steps, step, detail.active, schema.write_only if schema else ())
