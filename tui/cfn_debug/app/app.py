@@ -56,8 +56,7 @@ __all__ = ["CfnDebugApp", "contract_sentence", "open_workspace"]
 
 def _masking() -> ModuleType:
     """``cfn_debug.app.masking``: credentials kept out of a screenshot or an error shown."""
-    # lazy: the redaction patterns load with the first screenshot or error, not before the
-    # first frame
+    # lazy: the redaction patterns (re2) load with the first screenshot or error shown
     from cfn_debug.app import masking
 
     return masking
@@ -65,7 +64,7 @@ def _masking() -> ModuleType:
 
 def contract_sentence(rule_id: str, action: Action | None = None) -> str | None:
     """The contract sentence a rule enforces; for a step, only the part about its action."""
-    # lazy: the rule catalogue loads with the first finding shown, after the first frame
+    # lazy: the rule catalogue (contract, schema) loads with a saved session's first finding
     from cfn_debug.contract import rule
 
     try:

@@ -292,8 +292,7 @@ class MainActions(_Base):
         workspace = self.live.workspace
         schema = workspace.schema if workspace is not None else None
         steps = self.view.steps if self.view.steps else run.steps
-        # lazy: the copy screen's clips are the exporter's (cfn_debug.export): they load with
-        # the first y, not before the first frame
+        # lazy: the copy screen's clips (cfn_debug.export's, re2) load with the first y
         from cfn_debug.app.screens.copy import CopyScreen
 
         chooser = CopyScreen(run, steps, step, detail.active, schema.write_only if schema else ())
