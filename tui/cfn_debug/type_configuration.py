@@ -50,7 +50,8 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
         config = {**(config or {}), "Fault": args.fault}
     definition = schema.raw.get("typeConfiguration") if schema is not None else None
     if config is not None and isinstance(definition, dict):
-        errors = sorted(Draft7Validator(definition).iter_errors(config), key=lambda e: e.path)
+        validator = Draft7Validator(_with_definitions(definition, schema.raw))
+        errors = sorted(validator.iter_errors(config), key=lambda e: e.path)
         if errors:
             first = errors[0]
             where = "/".join(str(p) for p in first.absolute_path)
@@ -63,6 +64,16 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
                 field=option or "--type-configuration",
             )
     return config
+
+
+def _with_definitions(definition: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    """``definition`` with the schema's ``definitions`` beside its own: its ``$ref``s
+    (``#/definitions/Credentials``) name the resource schema's, as `cfn generate` reads them."""
+    shared = raw.get("definitions")
+    if not isinstance(shared, dict):
+        return definition
+    own = definition.get("definitions")
+    return {**definition, "definitions": {**shared, **(own if isinstance(own, dict) else {})}}
 
 
 def _names_a_file(given: str) -> bool:
