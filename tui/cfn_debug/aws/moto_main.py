@@ -17,6 +17,10 @@ import sys
 import threading
 import warnings
 
+# moto imports them: imported first, share_botocore_setup sets them up at once (see main)
+import botocore.hooks
+import botocore.loaders  # noqa: F401
+
 from cfn_debug.endpoint.aws_recorder import share_botocore_setup
 
 

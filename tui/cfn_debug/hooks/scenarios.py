@@ -254,6 +254,13 @@ class HookScenarioRunner:
         point, kind = scenario.point, scenario.kind
         if point not in hook.schema.points:
             return [], f"the hook has no {POINT_HANDLERS[point]} handler"
+        if not hook.schema.targets.get(point) and kind not in ("stack", "change_set"):
+            # "targetNames": [] (as `cfn init` writes a handler the hook does not use): an
+            # input file would not make CloudFormation invoke it
+            return [], (
+                f"the hook's {POINT_HANDLERS[point]} handler declares no targetNames: "
+                "CloudFormation invokes it for no target"
+            )
         if kind == "success":
             events = self.inputs.of(point, "allowed")
             covered = {e.target_name for e in events}
