@@ -54,9 +54,8 @@ def fresh_identifier(
     for pointer in schema.primary_identifier if pointers is None else pointers:
         subs = schema.subschemas(pointer)
         node = plain_subschema(schema, subs[0]) if subs else {}
-        unconstrained = set(node) <= {"type"} and node.get("type") in (None, "string")
-        if unconstrained:
-            identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
+        if _plain_text(node):
+            identifier[pointer] = _missing_name(node)
             continue
         drawn = _drawn_part(schema, pointer, node)
         if drawn is not None:
@@ -69,6 +68,25 @@ def fresh_identifier(
         except Exception:  # a subschema hypothesis cannot generate from: a plain unique string
             identifier[pointer] = "cfn-debug-missing-" + secrets.token_hex(6)
     return identifier
+
+
+def _plain_text(node: dict[str, Any]) -> bool:
+    """Whether ``node`` is a string constrained by its length at most, with room for a
+    ``cfn-debug-missing-`` name (a service's id the schema says nothing more of)."""
+    if not set(node) <= {"type", "minLength", "maxLength"} or node.get("type") not in (
+        None,
+        "string",
+    ):
+        return False
+    low, high = node.get("minLength", 0), node.get("maxLength", 1_000)
+    return isinstance(low, int) and isinstance(high, int) and max(low, 30) <= high
+
+
+def _missing_name(node: dict[str, Any]) -> str:
+    """``cfn-debug-missing-`` and 12 hex digits, padded to the node's minLength: readable in a
+    report, printable as every id a service issues is, and naming nothing."""
+    name = "cfn-debug-missing-" + secrets.token_hex(6)
+    return name + "0" * max(0, node.get("minLength", 0) - len(name))
 
 
 def _drawn_part(schema: ResourceSchema, pointer: str, node: dict[str, Any]) -> str | None:

@@ -76,9 +76,20 @@ def _strategy(schema: ResourceSchema, node: Any, pointer: str, depth: int) -> An
     return _from_plain(plain)
 
 
+#: The characters of a string the schema constrains by its length alone, as `cfn test` draws
+#: them (rpdk's resource_generator): no control characters, no surrogates, no NUL. A value with
+#: a control character is one no template carries, and a handler may refuse it however it likes.
+_TEXT = st.characters(min_codepoint=1, blacklist_categories=("Cc", "Cs"))
+
+
 def _from_plain(plain: dict[str, Any]) -> Any:
     """hypothesis-jsonschema's strategy for ``plain`` (its patterns made Python's here), its
-    strings filtered with the top pattern as ECMA-262 reads it (see subschemas.top_patterns)."""
+    strings filtered with the top pattern as ECMA-262 reads it (see subschemas.top_patterns);
+    a string with no other constraint than its length is drawn from ``_TEXT``."""
+    if plain.get("type") == "string" and set(plain) <= {"type", "minLength", "maxLength"}:
+        low, high = plain.get("minLength", 0), plain.get("maxLength")
+        if isinstance(low, int) and (high is None or isinstance(high, int)):
+            return st.text(alphabet=_TEXT, min_size=low, max_size=high)
     top = top_patterns(plain)
     python_patterns(plain)
     strategy = from_schema(plain)
