@@ -11,14 +11,16 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from cfn_debug import chain_end
 from cfn_debug.chain import ChainOptions, run_chain
 from cfn_debug.events import Shape
 from cfn_debug.invoke.local import LocalInvoker
-from cfn_debug.records import EndReason, Level
+from cfn_debug.records import EndReason, Level, OutcomeKind
 from cfn_debug.schema import schema_from_dict
 from invoke.lambda_stub import Behaviour, LambdaStub, serve_resource, widget_resource
 from support.cli import run_cli
@@ -71,6 +73,52 @@ async def test_simulated_delays_within_the_timeout_are_no_finding() -> None:
         )
     run = events[-1].run
     assert run.end_reason is EndReason.TERMINAL and run.chain_findings == []
+
+
+async def test_the_chain_reads_each_step_once_for_its_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the timeout check after every step counts only the new step: a long chain's checks stay
+    # linear in its length (walking every earlier step again made each step of a 1,000-step
+    # chain slower than the one before, on the dashboard's event loop)
+    read = []
+    counted = chain_end.requested_delay_s
+    monkeypatch.setattr(chain_end, "requested_delay_s", lambda p: read.append(p) or counted(p))
+    with LambdaStub() as stub:
+        serve_resource(stub, widget_resource(Behaviour(in_progress_steps=40, delay_s=0)))
+        events = await collect(
+            run_chain(
+                LocalInvoker(stub.url),
+                EVENT,
+                function_name="TestEntrypoint",
+                shape=Shape.SAM,
+                schema=_one_minute_schema(),
+                options=ChainOptions(max_delay_s=0),
+            )
+        )
+    run = events[-1].run
+    assert run.end_reason is EndReason.TERMINAL and len(run.steps) == 41
+    # once per step as it is added, once more for the chain-timeout rule at the end
+    assert len(read) <= 2 * len(run.steps)
+
+
+def test_the_incremental_clock_is_the_clock_of_the_steps_so_far() -> None:
+    def step(duration: float, progress: Any, origin: str | None = None) -> Any:
+        kind = OutcomeKind.PROGRESS
+        result = SimpleNamespace(duration_s=duration, kind=kind, progress=progress)
+        return SimpleNamespace(duration_s=duration, result=result, origin=origin)
+
+    waiting = {"status": "IN_PROGRESS", "callbackDelaySeconds": 30}
+    steps = [
+        step(0.25, waiting),
+        step(0.5, waiting, origin="read-back"),
+        step(0.125, {"status": "IN_PROGRESS", "callbackDelaySeconds": 5000}),
+        step(1.0, {"status": "SUCCESS"}),
+    ]
+    clock = chain_end.HandlerClock()
+    for n in range(len(steps) + 1):
+        assert clock.of(steps[:n]) == chain_end.handler_clock_s(steps[:n])[0]
+    assert clock.delays_s == 30 + chain_end.MAX_COUNTED_DELAY_S
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

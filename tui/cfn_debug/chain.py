@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.chain_end import handler_clock_s
+from cfn_debug.chain_end import HandlerClock
 from cfn_debug.crash import one_line, write_crash_report
 from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.events import EventSpec, PayloadDefaults, Shape, build_payload
@@ -416,6 +416,7 @@ async def run_chain(
         schema.handler_timeout_s(action) if schema is not None else DEFAULT_HANDLER_TIMEOUT_S
     )
     t0 = time.monotonic()
+    clock = HandlerClock()
     end_reason: EndReason | None = None
     index = 0
     while True:
@@ -508,7 +509,7 @@ async def run_chain(
                 end_reason = EndReason.HANDLER_TIMEOUT
                 break
         # CloudFormation's clock counts every delay asked for, waited here or not (--max-delay)
-        if chain_timeout is not None and handler_clock_s(run.steps)[0] >= chain_timeout:
+        if chain_timeout is not None and clock.of(run.steps) >= chain_timeout:
             end_reason = EndReason.HANDLER_TIMEOUT
             break
 

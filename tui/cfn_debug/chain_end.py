@@ -39,14 +39,31 @@ def handler_clock_s(steps: Sequence[Step]) -> tuple[float, float]:
     """(the chain's time on CloudFormation's clock, the part of it that is requested delays):
     the handler's invocations (cfn-debug's own read-backs excluded) and every callbackDelaySeconds
     it asked for, waited or not (each at most :data:`MAX_COUNTED_DELAY_S`)."""
-    run_s = delays_s = 0.0
-    for step in steps:
-        if step.origin is not None:
-            continue
-        run_s += step.duration_s
-        if step.result.kind is OutcomeKind.PROGRESS:
-            delays_s += min(requested_delay_s(step.result.progress), MAX_COUNTED_DELAY_S)
-    return run_s + delays_s, delays_s
+    clock = HandlerClock()
+    return clock.of(steps), clock.delays_s
+
+
+class HandlerClock:
+    """:func:`handler_clock_s` of a chain's steps while they are appended: each step is counted
+    once, so a chain checking its clock after every step does not walk every earlier step again
+    (the checks of a long chain stay linear in its length)."""
+
+    def __init__(self) -> None:
+        self.counted = 0
+        self.run_s = 0.0
+        self.delays_s = 0.0
+
+    def of(self, steps: Sequence[Step]) -> float:
+        """The chain's time on CloudFormation's clock, for ``steps`` that grew only at their end
+        since the last call (the steps counted before are not read again)."""
+        for step in steps[self.counted :]:
+            if step.origin is not None:
+                continue
+            self.run_s += step.duration_s
+            if step.result.kind is OutcomeKind.PROGRESS:
+                self.delays_s += min(requested_delay_s(step.result.progress), MAX_COUNTED_DELAY_S)
+        self.counted = len(steps)
+        return self.run_s + self.delays_s
 
 
 def inconclusive(run: RunRecord) -> str | None:
