@@ -331,7 +331,10 @@ class Play:
             )
             created = await self.create(self.create_input, f"{label} (unique)", token=token)
         if succeeded(created.run) and created.identifier:
+            self.runner.create_succeeded = True
             return created
+        if not succeeded(created.run) and not failed_with(created.run, "AlreadyExists"):
+            self.runner.create_failed = self.runner.create_failed or describe(created.run)
         if failed_with(created.run, "AlreadyExists") and self.runner.leaked:
             self.leak_skip(f"{label} ended {describe(created.run)}")
             return None

@@ -96,6 +96,11 @@ class ScenarioRunner:
         #: where it happened; a later AlreadyExists it explains is not judged
         self.leaked: list[tuple[str, dict[str, Any]]] = []
         self._default_update: dict[str, Any] | None = None
+        #: how the scenarios' creates ended so far: whether any succeeded, and the first that
+        #: failed (describe(run)), for the verdicts a correct handler that cannot work here at
+        #: all (no type configuration, no service) would fail too
+        self.create_succeeded = False
+        self.create_failed: str | None = None
 
     def cancel(self) -> None:
         """Stop: the running chain is abandoned; what was created is reported, not deleted."""

@@ -79,6 +79,20 @@ async def update_without_create(p: Play) -> None:
     label = f"update {identifier_text(identifier)}, which was never created"
     run = await p.update(desired, previous, label)
     ok = failed_with(run, "NotFound") and bool(message_of(run).strip())
+    failed_create = p.runner.create_failed
+    if (
+        failed_create is not None
+        and not p.runner.create_succeeded
+        and not failed_with(run, "NotFound")
+        and not succeeded(run)
+    ):
+        # every create so far failed: whatever stops the handler here (no type configuration,
+        # a service it cannot reach) stops a correct handler too
+        p.block(
+            f"{label} ended {describe(run)}, and no create has succeeded in this run (the "
+            f"first ended {failed_create}): not judged, the handler may not work here at all"
+        )
+        return
     text = f"the update ended {describe(run)}"
     if failed_with(run, "NotFound") and not ok:
         text += ", without a message"
