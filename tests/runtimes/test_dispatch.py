@@ -35,7 +35,9 @@ from cfn_debug.endpoint.template import FunctionSpec
         ("java11", "java"),
         ("java17", "java"),
         ("java21", "java"),
-        ("nodejs16.x", None),
+        ("nodejs14.x", "node"),  # published types still name it; the local Node runs them
+        ("nodejs16.x", "node"),
+        ("nodejs", None),
         ("ruby3.2", None),
         ("dotnet8", None),
         ("python2.7", None),
@@ -100,3 +102,9 @@ def test_the_aws_line_says_which_sdks_read_aws_endpoint_url_for_other_languages(
         "AWS_ENDPOINT_URL is read by the AWS SDK for JavaScript v3, and v2 through"
     )
     assert both.endswith(" and by boto3 1.28+")
+
+
+def test_an_older_node_runtime_runs_on_the_local_node_and_says_which_the_template_names() -> None:
+    runtime = runtime_for(spec("nodejs14.x"), Path("/nowhere"))
+    assert isinstance(runtime, NodeRuntime)
+    assert "the template names nodejs14.x" in runtime.describe()

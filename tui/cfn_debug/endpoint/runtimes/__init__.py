@@ -5,7 +5,8 @@
 object. Each family lives in a module of its own, imported only when a function uses it:
 
     python   python3.x                                       python.py
-    node     nodejs18.x, nodejs20.x, nodejs22.x               node.py
+    node     nodejsN.x (an older N, which published types      node.py
+             still name, runs on the local Node.js too)
     provided provided, provided.al2, provided.al2023, go1.x   provided.py
     java     java8, java8.al2, java11, java17, java21         java.py
 
@@ -50,7 +51,7 @@ FAMILIES = {
 
 _RUNTIMES = (
     (re.compile(r"^python3(\.\d+)?$"), "python"),
-    (re.compile(r"^nodejs(18|20|22)\.x$"), "node"),
+    (re.compile(r"^nodejs\d+\.x$"), "node"),
     (re.compile(r"^(provided(\.al2|\.al2023)?|go1\.x)$"), "provided"),
     (re.compile(r"^java(8|8\.al2|11|17|21)$"), "java"),
 )
@@ -61,7 +62,7 @@ _LANGUAGES = (
     (re.compile(r"^go$"), "provided"),
     (re.compile(r"^java"), "java"),
 )
-SUPPORTED = "python3.x, nodejs18.x/20.x/22.x, provided(.al2, .al2023), go1.x, java8.al2/11/17/21"
+SUPPORTED = "python3.x, nodejsN.x, provided(.al2, .al2023), go1.x, java8.al2/11/17/21"
 
 
 class UnsupportedRuntime(EndpointError):

@@ -178,7 +178,11 @@ class NodeRuntime(Runtime):
 
     def describe(self) -> str:
         version = self._version or node_version(self.node)
-        return f"node {_shown(version) if version else '?'} ({self.node})"
+        declared = self.spec.runtime
+        named = (
+            f"; the template names {declared}" if declared and declared.startswith("nodejs") else ""
+        )
+        return f"node {_shown(version) if version else '?'} ({self.node}{named})"
 
     # --- building ---
 
