@@ -55,6 +55,25 @@ def test_sam_defaults_and_template_yaml(tmp_path):
     assert spec.code_dir == (tmp_path / "code").resolve()
 
 
+def test_timeout_and_memory_given_as_intrinsics_take_their_largest_branch(tmp_path):
+    """A published type's template: ``MemorySize: !If [DebugMode, 1024, 512]`` in Globals (the
+    tag dropped: a list), a long-form Fn::If timeout, and a Ref nothing here can resolve."""
+    (tmp_path / "code").mkdir()
+    _write(
+        tmp_path,
+        "template.yml",
+        "Globals:\n  Function:\n    MemorySize: !If [DebugMode, 1024, 512]\n"
+        "Resources:\n  F:\n    Type: AWS::Serverless::Function\n"
+        "    Properties: {Handler: app.h, CodeUri: code, Timeout: {'Fn::If': [Slow, 900, 60]}}\n"
+        "  G:\n    Type: AWS::Serverless::Function\n"
+        "    Properties: {Handler: app.h, CodeUri: code, Timeout: {Ref: T}, MemorySize: [99999]}\n",
+    )
+    functions = load_functions(tmp_path)
+    assert (functions["F"].timeout_s, functions["F"].memory_mb) == (900.0, 1024)
+    # nothing in bounds: the contract's 60 s for the timeout, SAM's 128 MB for the memory
+    assert (functions["G"].timeout_s, functions["G"].memory_mb) == (60.0, 128)
+
+
 def test_an_existing_build_dir_is_used(tmp_path):
     (tmp_path / "build").mkdir()
     (tmp_path / "src").mkdir()

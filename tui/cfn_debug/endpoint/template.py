@@ -234,11 +234,16 @@ def _spec(name: str, props: dict[str, Any], path: Path, where: str) -> FunctionS
         handler=handler,
         code_dir=_code_dir(props.get("CodeUri"), path, f"{where}.CodeUri", built=built),
         timeout_s=_whole_number(
-            props.get("Timeout", DEFAULT_TIMEOUT_S), TIMEOUT_RANGE, path, f"{where}.Timeout"
+            _settled(props.get("Timeout", DEFAULT_TIMEOUT_S), TIMEOUT_RANGE, CONTRACT_TIMEOUT_S),
+            TIMEOUT_RANGE,
+            path,
+            f"{where}.Timeout",
         ),
         memory_mb=int(
             _whole_number(
-                props.get("MemorySize", DEFAULT_MEMORY_MB),
+                _settled(
+                    props.get("MemorySize", DEFAULT_MEMORY_MB), MEMORY_RANGE, DEFAULT_MEMORY_MB
+                ),
                 MEMORY_RANGE,
                 path,
                 f"{where}.MemorySize",
@@ -290,6 +295,41 @@ def _code_dir(code_uri: Any, path: Path, where: str, *, built: bool = False) -> 
 #: Lambda's own bounds: Timeout 1-900 seconds, MemorySize 128-10,240 MB, both whole numbers.
 TIMEOUT_RANGE = (1, 900)
 MEMORY_RANGE = (128, 10_240)
+
+
+#: The handler contract's limit on one answer: the timeout of a function whose Timeout is an
+#: intrinsic with no number in it (``!Ref TimeoutParameter``'s long form).
+CONTRACT_TIMEOUT_S = 60
+
+
+def _settled(value: Any, bounds: tuple[int, int], otherwise: float) -> Any:
+    """A Timeout or MemorySize given as an intrinsic (``!If [Debug, 900, 60]``, whose tag the
+    loader drops, or ``{"Fn::If": ...}``): nothing here evaluates conditions or parameters, so
+    the largest whole number in bounds among its branches (a handler is never stopped sooner
+    than its deployed configuration would allow), else ``otherwise``. Any other value as is."""
+    if not isinstance(value, (dict, list)):
+        return value
+    low, high = bounds
+    found: list[float] = []
+    stack: list[Any] = [value]
+    while stack and len(found) < 1_000:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif _is_whole(item) and low <= item <= high:
+            found.append(float(item))
+    return max(found, default=otherwise)
+
+
+def _is_whole(item: Any) -> bool:
+    return (
+        isinstance(item, (int, float))
+        and not isinstance(item, bool)
+        and math.isfinite(item)
+        and float(item).is_integer()
+    )
 
 
 def _whole_number(value: Any, bounds: tuple[int, int], path: Path, where: str) -> float:
