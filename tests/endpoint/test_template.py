@@ -168,7 +168,7 @@ def test_no_project_at_all(tmp_path):
 
 
 def test_files_that_are_not_utf8_are_typed_errors(tmp_path):
-    from cfn_debug.endpoint.template import load_env_vars
+    from cfn_debug.endpoint.env_vars import load_env_vars
     from cfn_debug.errors import EndpointError
 
     template = tmp_path / "template.yml"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cfn_debug.endpoint.template import load_env_vars
+from cfn_debug.endpoint.env_vars import load_env_vars
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import load_event
 from cfn_debug.export.json import load_session

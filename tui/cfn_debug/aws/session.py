@@ -16,7 +16,7 @@ from cfn_debug.aws.local import LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LocalAws
 from cfn_debug.aws.placeholders import Exports, parse_export_options
 from cfn_debug.aws.setup_stack import SetupProgress, SetupResult, find_setup_template
 from cfn_debug.aws.target import AwsTarget
-from cfn_debug.endpoint.template import load_env_vars
+from cfn_debug.endpoint.env_vars import load_env_vars
 from cfn_debug.errors import CfnDebugError
 
 DEFAULT_REGION = "us-east-1"

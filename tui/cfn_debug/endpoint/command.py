@@ -13,9 +13,9 @@ from cfn_debug.aws.session import AwsOptions, open_aws
 from cfn_debug.aws.setup_stack import SetupProgress
 from cfn_debug.debugger.launch import launch_text
 from cfn_debug.debugger.options import debug_options
+from cfn_debug.endpoint.env_vars import load_env_vars
 from cfn_debug.endpoint.runtimes import endpoint_url_note
 from cfn_debug.endpoint.server import EmbeddedEndpoint
-from cfn_debug.endpoint.template import load_env_vars
 from cfn_debug.env_progress import console_env_progress
 from cfn_debug.errors import CfnDebugError, EndpointError, ExitCode
 from cfn_debug.locations import DEMO_DIR

@@ -8,18 +8,21 @@ what it shows is a debugger/pdbview.PdbView, updated by that event.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, RichLog, Static
+from textual.widgets import Input, Static
 
 from cfn_debug.debugger.pdbview import History, PdbView
 from cfn_debug.endpoint.debugchannel import DebugEvent, DebugSession
 from cfn_debug.text.terminal import printable
+
+if TYPE_CHECKING:
+    from textual.widgets import RichLog
 
 HINT = "pdb: c continue · n next · s step · p/pp EXPR · l list · w where · q end the invocation"
 
@@ -102,8 +105,20 @@ class DebuggerPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="dbg-source")
-        yield RichLog(id="dbg-output", wrap=True, markup=False, highlight=False)
         yield PdbInput(self.history, id="dbg-input")
+
+    def _output(self) -> RichLog:
+        """pdb's output, a log mounted above the input when the debugger first has something to
+        say (the panel is hidden until then)."""
+        found = self.query("#dbg-output")
+        if found:
+            return cast("RichLog", found.first())
+        # lazy: RichLog brings rich's pretty printer and attrs (~20 ms), kept off the first frame
+        from textual.widgets import RichLog
+
+        log = RichLog(id="dbg-output", wrap=True, markup=False, highlight=False)
+        self.mount(log, before=self.query_one(PdbInput))
+        return log
 
     def on_debugger_event(self, message: DebuggerEvent) -> None:
         message.stop()
@@ -113,7 +128,7 @@ class DebuggerPanel(Vertical):
                 return  # another worker's session that is not stopped: nothing to show
             self.session = message.session
             self.view.file = self.view.line = None
-        log = self.query_one("#dbg-output", RichLog)
+        log = self._output()
         for line in self.view.apply(event):
             log.write(Text(printable(line)))
         if event.kind in ("stop", "input"):
@@ -157,5 +172,5 @@ class DebuggerPanel(Vertical):
         message.input.value = ""
         self.history.reset()
         echo = self.view.typed(command)
-        self.query_one("#dbg-output", RichLog).write(Text(printable(echo)))
+        self._output().write(Text(printable(echo)))
         session.send_line(command)
