@@ -7,7 +7,6 @@ from typing import Any
 
 from cfn_debug.chain_end import INCONCLUSIVE_HINT
 from cfn_debug.errors import CfnDebugError, EndpointError, EventError, ProjectError, SchemaError
-from cfn_debug.infrastructure import infrastructure_error
 from cfn_debug.records import EndReason, Level, OutcomeKind, RunRecord, Step
 
 
@@ -58,6 +57,9 @@ def run_summary(run: RunRecord, *, single: bool = False) -> tuple[str, str, str]
                 "then press r.",
                 "error",
             )
+
+        # lazy: the infrastructure checks (pylib's request shapes, ~12 ms) once a run errs
+        from cfn_debug.infrastructure import infrastructure_error
 
         cause = infrastructure_error(last.result)
         if cause is not None:  # the function never ran, or its AWS could not be reached
