@@ -43,7 +43,11 @@ FIRST_FRAME_CHILD = textwrap.dedent(
 
     # what `cfn-debug ui` loads before the App starts: the CLI, the ui command's module, its
     # options (AppConfig.from_args); only the terminal check is left out (headless here)
-    args = build_parser(only="ui").parse_args(["ui"])
+    try:
+        parser = build_parser(only="ui")
+    except TypeError:  # an older cfn-debug (a --baseline tree) builds the whole parser
+        parser = build_parser()
+    args = parser.parse_args(["ui"])
     from cfn_debug.app.app import CfnDebugApp
     from cfn_debug.app.config import AppConfig
 
