@@ -12,14 +12,17 @@ that, of the project's package.json.
 Building (``prepare``): the project's dependencies are installed when node_modules is missing or
 older than package.json / package-lock.json (``npm ci`` with a lockfile, else ``npm install``),
 and the project's ``build`` script is run when the handler's output directory (``dist/``) is
-missing or older than ``src/``: once, under a lock, reported through the endpoint's progress
-callback. Decision: node_modules/ and dist/ are written where the project's own build writes
-them (what ``npm ci && npm run build``, the plugin's Makefile, would make); nothing else is
-written into the project.
+missing or older than ``src/``, or when the last build cfn-debug ran failed (tsc writes its
+output even when it reports errors, so a fresh dist/ does not say the build passed; the failure
+is remembered outside the project until a build succeeds): once, under a lock, reported
+through the endpoint's progress callback. Decision: node_modules/ and dist/ are written where
+the project's own build writes them (what ``npm ci && npm run build``, the plugin's Makefile,
+would make); nothing else is written into the project.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -34,6 +37,7 @@ from cfn_debug.endpoint.runtimes.base import (
     BuildFailed,
     Launch,
     Runtime,
+    build_cache_dir,
     build_lock,
     newest_mtime,
 )
@@ -93,6 +97,13 @@ def node_version(node: Path) -> tuple[int, int, int] | None:
     with _versions_lock:
         _versions[key] = version
     return version
+
+
+def failed_build_marker(package_root: Path) -> Path:
+    """The file (outside the project) whose presence says the last ``npm run build`` cfn-debug
+    ran in ``package_root`` failed."""
+    key = hashlib.sha256(str(package_root.resolve()).encode()).hexdigest()[:24]
+    return build_cache_dir() / "failed-builds" / key
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -225,6 +236,8 @@ class NodeRuntime(Runtime):
         output = self.output_dir()
         if output == self.spec.code_dir or not output.is_dir():
             return True
+        if failed_build_marker(self.package_root).exists():
+            return True
         src = self.source_dir()
         if src == self.spec.code_dir:
             return False  # no sources apart from the output: nothing to compare
@@ -242,7 +255,18 @@ class NodeRuntime(Runtime):
                 self._run(["ci"] if lock else ["install"], "installing the dependencies of")
                 self._run_install_check()
             if build:
-                self._run(["run", "build"], "building")
+                self._build()
+
+    def _build(self) -> None:
+        """``npm run build``, remembering a failure so the next start builds again."""
+        marker = failed_build_marker(self.package_root)
+        try:
+            self._run(["run", "build"], "building")
+        except BuildFailed:
+            marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            marker.write_text(str(self.package_root.resolve()) + "\n", encoding="utf-8")
+            raise
+        marker.unlink(missing_ok=True)
 
     def _run_install_check(self) -> None:
         if self._version is not None:
