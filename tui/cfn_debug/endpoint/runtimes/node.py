@@ -190,9 +190,8 @@ class NodeRuntime(Runtime):
     def describe(self) -> str:
         version = self._version or node_version(self.node)
         declared = self.spec.runtime
-        named = (
-            f"; the template names {declared}" if declared and declared.startswith("nodejs") else ""
-        )
+        local = f"nodejs{version[0]}.x" if version else None
+        named = f"; the template names {declared}" if declared and declared != local else ""
         return f"node {_shown(version) if version else '?'} ({self.node}{named})"
 
     # --- building ---
