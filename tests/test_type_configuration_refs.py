@@ -45,3 +45,10 @@ def test_a_reference_to_the_schemas_definitions_is_followed() -> None:
     assert config == {"Credentials": {"ApiKey": "k"}}
     with pytest.raises(CfnDebugError, match="at Credentials: 'ApiKey' is a required property"):
         type_configuration(_given('{"Credentials": {}}'), SCHEMA)
+
+
+def test_a_reference_the_schema_does_not_define_is_the_schemas_error() -> None:
+    raw = {**SCHEMA.raw, "typeConfiguration": {"properties": {"K": {"$ref": "#/definitions/Nope"}}}}
+    broken = ResourceSchema(raw)
+    with pytest.raises(CfnDebugError, match="typeConfiguration refers to what it does not define"):
+        type_configuration(_given('{"K": 1}'), broken)

@@ -63,9 +63,11 @@ _NO_NETWORK = re.compile(
     r"|nodename nor servname provided|No address associated with hostname"
     r"|Failed to establish a new connection|NameResolutionError"
     r"|\[Errno \d+\] Connection refused|ConnectionRefusedError"
-    r"|dial tcp [^\n]*(?:no such host|connection refused)"
+    r"|dial tcp [^\n]{0,300}?(?:no such host|connection refused)"
     r"|java\.net\.(?:UnknownHostException|ConnectException)"
 )
+#: how much of a message or exception line _NO_NETWORK reads (a handler's text is unbounded)
+_NETWORK_TEXT = 4096
 #: error codes that are a verdict of the handler whatever its message says
 _VERDICT_CODES = frozenset({"NotFound", "AlreadyExists"})
 #: what cloudformation-cli-python-lib answers for an exception that is not its own
@@ -116,7 +118,7 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         return f"the handler could not reach AWS ({message.strip()[:200]}){hint}"
     if progress.get("errorCode") in _VERDICT_CODES:
         return None
-    if isinstance(message, str) and _NO_NETWORK.search(message):
+    if isinstance(message, str) and _NO_NETWORK.search(message[:_NETWORK_TEXT]):
         return _no_network(message)
     if progress.get("errorCode") != "InternalFailure":
         return None
@@ -129,7 +131,7 @@ def infrastructure_error(result: InvokeResult) -> str | None:
     name = found.exception.split(":", 1)[0].rsplit(".", 1)[-1].strip()
     if name in UNREACHABLE_AWS:
         return f"the handler could not reach AWS ({found.exception})"
-    if _NO_NETWORK.search(found.exception):
+    if _NO_NETWORK.search(found.exception[:_NETWORK_TEXT]):
         return _no_network(found.exception)
     return None
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft7Validator
+from referencing.exceptions import Unresolvable
 
 from cfn_debug.errors import CfnDebugError, EventError
 from cfn_debug.filesafe import read_json
@@ -51,7 +52,14 @@ def type_configuration(args: argparse.Namespace, schema: Any) -> dict[str, Any] 
     definition = schema.raw.get("typeConfiguration") if schema is not None else None
     if config is not None and isinstance(definition, dict):
         validator = Draft7Validator(_with_definitions(definition, schema.raw))
-        errors = sorted(validator.iter_errors(config), key=lambda e: e.path)
+        try:
+            errors = sorted(validator.iter_errors(config), key=lambda e: e.path)
+        except Unresolvable as error:  # a $ref the schema does not hold: the schema's fault
+            raise CfnDebugError(
+                f"its typeConfiguration refers to what it does not define ({error})"[:300],
+                path=schema.path,
+                field="typeConfiguration",
+            ) from None
         if errors:
             first = errors[0]
             where = "/".join(str(p) for p in first.absolute_path)
