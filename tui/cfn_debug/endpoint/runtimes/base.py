@@ -136,14 +136,19 @@ def build_cache_dir() -> Path:
     return runtimes_dir()
 
 
+def project_key(project_dir: Path) -> str:
+    """A short name for a project directory in runtimes' own files (its resolved path, hashed:
+    any bytes a file name may hold)."""
+    return hashlib.sha256(os.fsencode(Path(project_dir).resolve())).hexdigest()[:24]
+
+
 @contextlib.contextmanager
 def build_lock(project_dir: Path) -> Iterator[None]:
     """One build of a project at a time, across threads and processes (the functions of one
     project share its build; two `cfn-debug run`s may start together)."""
     directory = build_cache_dir() / "locks"
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    key = hashlib.sha256(str(Path(project_dir).resolve()).encode()).hexdigest()[:24]
-    with open(directory / f"{key}.lock", "a+b") as handle:
+    with open(directory / f"{project_key(project_dir)}.lock", "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

@@ -22,7 +22,7 @@ would make); nothing else is written into the project.
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import os
 import shutil
@@ -40,6 +40,7 @@ from cfn_debug.endpoint.runtimes.base import (
     build_cache_dir,
     build_lock,
     newest_mtime,
+    project_key,
 )
 from cfn_debug.endpoint.runtimes.semver import parse_version, satisfies
 from cfn_debug.errors import EndpointError
@@ -102,8 +103,7 @@ def node_version(node: Path) -> tuple[int, int, int] | None:
 def failed_build_marker(package_root: Path) -> Path:
     """The file (outside the project) whose presence says the last ``npm run build`` cfn-debug
     ran in ``package_root`` failed."""
-    key = hashlib.sha256(str(package_root.resolve()).encode()).hexdigest()[:24]
-    return build_cache_dir() / "failed-builds" / key
+    return build_cache_dir() / "failed-builds" / project_key(package_root)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -262,10 +262,12 @@ class NodeRuntime(Runtime):
         try:
             self._run(["run", "build"], "building")
         except BuildFailed:
-            marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            marker.write_text(str(self.package_root.resolve()) + "\n", encoding="utf-8")
+            with contextlib.suppress(OSError):  # state dir not writable: not remembered
+                marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                marker.touch()
             raise
-        marker.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            marker.unlink(missing_ok=True)
 
     def _run_install_check(self) -> None:
         if self._version is not None:
