@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from cfn_debug.scenarios.pattern_example import pattern_example
-from cfn_debug.scenarios.subschemas import plain_subschema
+from cfn_debug.scenarios.subschemas import length_only, plain_subschema
 from cfn_debug.schema import ResourceSchema, identifier_model
 
 
@@ -73,13 +73,15 @@ def fresh_identifier(
 def _plain_text(node: dict[str, Any]) -> bool:
     """Whether ``node`` is a string constrained by its length at most, with room for a
     ``cfn-debug-missing-`` name (a service's id the schema says nothing more of)."""
-    if not set(node) <= {"type", "minLength", "maxLength"} or node.get("type") not in (
-        None,
-        "string",
-    ):
+    lengths = length_only(node)
+    if lengths is None:
         return False
-    low, high = node.get("minLength", 0), node.get("maxLength", 1_000)
-    return isinstance(low, int) and isinstance(high, int) and max(low, 30) <= high
+    low, high = lengths[0], 1_000 if lengths[1] is None else lengths[1]
+    return max(low, 30) <= high and low <= _LONGEST_PADDED
+
+
+#: The longest minLength a ``cfn-debug-missing-`` name is padded to; a longer one is drawn.
+_LONGEST_PADDED = 4096
 
 
 def _missing_name(node: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ from hypothesis_jsonschema import from_schema
 from cfn_debug.locations import state_dir
 from cfn_debug.scenarios.subschemas import (
     MAX_DEPTH,
+    length_only,
     plain_subschema,
     python_patterns,
     top_patterns,
@@ -86,10 +87,9 @@ def _from_plain(plain: dict[str, Any]) -> Any:
     """hypothesis-jsonschema's strategy for ``plain`` (its patterns made Python's here), its
     strings filtered with the top pattern as ECMA-262 reads it (see subschemas.top_patterns);
     a string with no other constraint than its length is drawn from ``_TEXT``."""
-    if plain.get("type") == "string" and set(plain) <= {"type", "minLength", "maxLength"}:
-        low, high = plain.get("minLength", 0), plain.get("maxLength")
-        if isinstance(low, int) and (high is None or isinstance(high, int)):
-            return st.text(alphabet=_TEXT, min_size=low, max_size=high)
+    lengths = length_only(plain)
+    if plain.get("type") == "string" and lengths is not None:
+        return st.text(alphabet=_TEXT, min_size=lengths[0], max_size=lengths[1])
     top = top_patterns(plain)
     python_patterns(plain)
     strategy = from_schema(plain)

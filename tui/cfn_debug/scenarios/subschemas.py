@@ -74,3 +74,18 @@ def python_patterns(plain: dict[str, Any]) -> None:
             else:
                 del node["pattern"]
         stack.extend(v for k, v in node.items() if k != "enum")
+
+
+def length_only(node: dict[str, Any]) -> tuple[int, int | None] | None:
+    """(minLength, maxLength or None) of a string schema constrained by its length alone (no
+    pattern, enum, format...); None for any other schema."""
+    if node.get("type") not in (None, "string") or not set(node) <= {
+        "type",
+        "minLength",
+        "maxLength",
+    }:
+        return None
+    low, high = node.get("minLength", 0), node.get("maxLength")
+    if type(low) is not int or (high is not None and type(high) is not int):
+        return None
+    return low, high
