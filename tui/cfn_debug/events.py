@@ -22,6 +22,7 @@ from typing import Any
 
 from cfn_debug.aws.placeholders import read_json_filled
 from cfn_debug.credentials import PLACEHOLDER_CREDENTIALS
+from cfn_debug.endpoint.runtimes import family_of, project_language
 from cfn_debug.errors import EventError
 from cfn_debug.pylib.shape import fit_payload
 from cfn_debug.records import RESOURCE_ACTIONS, Action
@@ -62,10 +63,6 @@ SAM_REQUEST_KEYS = frozenset(
     }
 )
 _CREDENTIAL_KEYS = ("accessKeyId", "secretAccessKey", "sessionToken")
-#: `.rpdk-config` languages whose library reads a sam-style event and drops keys it does not
-#: know (the TypeScript plugin's TestEvent: class-transformer with excludeExtraneousValues);
-#: only cloudformation-cli-python-lib rejects them.
-_LENIENT_LANGUAGES = re.compile(r"^(typescript|javascript|nodejs|go|java)")
 
 
 @dataclass
@@ -120,7 +117,6 @@ def load_event(path: Path, *, name: str | None = None, exports: Any = None) -> E
     inputs/ named inputs_N_create|update|invalid.json); ``exports`` (aws.placeholders.Exports)
     fills its ``{{ExportName}}`` placeholders, and one left unfilled is a PlaceholderError."""
     data = read_json_filled(path, exports)[0]
-    strict = strict_keys_for(path)
     model_action = _input_file_action(path)
     if model_action is not None and isinstance(data, dict) and not _looks_like_event(data):
         previous = None
@@ -133,23 +129,17 @@ def load_event(path: Path, *, name: str | None = None, exports: Any = None) -> E
         return event_from_model(
             data, model_action, name=name or path.stem, path=path, previous=previous
         )
-    return parse_event(data, name=name or path.stem, path=path, strict=strict)
+    return parse_event(data, name=name or path.stem, path=path, strict=strict_keys_for(path))
 
 
 def strict_keys_for(path: Path) -> bool:
     """Whether the library of the project an event file belongs to rejects unknown keys of a
-    sam-style event: False when the ``.rpdk-config`` beside the file or one or two folders up
-    (sam-tests/, sample_events/, inputs/) names a language other than Python, else True."""
+    sam-style event: only cloudformation-cli-python-lib does (the TypeScript plugin's TestEvent,
+    for one, drops them). False when the ``.rpdk-config`` beside the file or one or two folders
+    up (sam-tests/, sample_events/, inputs/) names another runtime family's language."""
     for folder in list(path.resolve().parents)[:3]:
-        config = folder / ".rpdk-config"
-        if not config.is_file():
-            continue
-        try:
-            settings = json.loads(config.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return True
-        language = settings.get("language") if isinstance(settings, dict) else None
-        return not (isinstance(language, str) and _LENIENT_LANGUAGES.match(language))
+        if (folder / ".rpdk-config").is_file():
+            return family_of(None, project_language(folder) or "python") in (None, "python")
     return True
 
 
