@@ -308,45 +308,48 @@ def _settled(value: Any, bounds: tuple[int, int], otherwise: float) -> Any:
     than its deployed configuration would allow), else ``otherwise``. Any other value as is."""
     if not isinstance(value, (dict, list)):
         return value
-    low, high = bounds
     found: list[float] = []
     stack: list[Any] = [value]
-    while stack and len(found) < 1_000:
+    while stack:  # finite: the loader refuses recursive aliases and bounds the expanded size
         item = stack.pop()
         if isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-        elif _is_whole(item) and low <= item <= high:
-            found.append(float(item))
+        elif (number := _as_whole(item, bounds)) is not None:
+            found.append(number)
     return max(found, default=otherwise)
 
 
-def _is_whole(item: Any) -> bool:
-    return (
-        isinstance(item, (int, float))
-        and not isinstance(item, bool)
-        and math.isfinite(item)
-        and float(item).is_integer()
-    )
+def _as_whole(value: Any, bounds: tuple[int, int]) -> float | None:
+    """``value`` as a whole number within ``bounds`` (an int, a float with no fraction or a
+    short string of one), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    if isinstance(value, str) and len(value.strip()) > 20:
+        return None
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    low, high = bounds
+    if not math.isfinite(number) or not number.is_integer() or not low <= number <= high:
+        return None
+    return number
 
 
 def _whole_number(value: Any, bounds: tuple[int, int], path: Path, where: str) -> float:
     """A whole number within ``bounds`` (an int, a float with no fraction or a string of one);
     NaN, infinities, fractions, zero, negatives and anything else are a ProjectError."""
     low, high = bounds
-    expected = f"expected a number from {low:,} to {high:,} with no fraction"
-    shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else repr(value[:40])
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ProjectError(f"{expected}, got {shown}", path=path, field=where)
-    if isinstance(value, str) and len(value.strip()) > 20:
-        raise ProjectError(f"{expected}, got {shown}", path=path, field=where)
-    try:
-        number = float(value)
-    except (ValueError, OverflowError):
-        raise ProjectError(f"{expected}, got {shown}", path=path, field=where) from None
-    if not math.isfinite(number) or not number.is_integer() or not low <= number <= high:
-        raise ProjectError(f"{expected}, got {shown}", path=path, field=where)
+    number = _as_whole(value, bounds)
+    if number is None:
+        shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else repr(value[:40])
+        raise ProjectError(
+            f"expected a number from {low:,} to {high:,} with no fraction, got {shown}",
+            path=path,
+            field=where,
+        )
     return number
 
 
