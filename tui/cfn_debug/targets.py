@@ -30,11 +30,7 @@ def chain_options(args: argparse.Namespace) -> ChainOptions:
 def open_workspace(
     args: argparse.Namespace, console: Any = None, debug: DebugOptions | None = None
 ) -> Workspace:
-    """The project, schema, endpoint and AWS the target options name; ``close()`` it when done.
-
-    ``console`` (Rich) shows the local AWS starting and the setup stack's progress, and the
-    launch.json entry when ``debug`` asks for --debug-port.
-    """
+    """The Workspace the target options name (target_workspace.open_target_workspace)."""
     # lazy: the engine (workspace, boto3's session, the endpoint's environment builder) loads
     # only when a command opens a workspace; `run --help` and `scenario list` never pay for it
     from cfn_debug.target_workspace import open_target_workspace

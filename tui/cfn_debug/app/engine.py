@@ -27,15 +27,7 @@ if TYPE_CHECKING:
     from cfn_debug.app.config import AppConfig
     from cfn_debug.app.opening import OpenProgress
 
-__all__ = [
-    "event_editing",
-    "open_journal",
-    "open_workspace",
-    "requested_name",
-    "reset_state",
-    "watching",
-    "workspace_notices",
-]
+__all__ = ["event_editing", "requested_name", "reset_state", "watching"]  # re-exported
 
 
 def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:

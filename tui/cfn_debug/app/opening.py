@@ -135,9 +135,3 @@ def load_and_post(live: LiveSession, post: Post) -> None:
         post(WorkspaceFailed(f"{type(error).__name__}: {error}", error_hint(error)))
         return
     post(SessionLoaded(session))
-
-
-def workspace_notices(workspace: Workspace) -> list[str]:
-    """What the user should know before the first event: schema warnings, the workspace's
-    notices (``engine.workspace_notices``)."""
-    return engine_support().workspace_notices(workspace)

@@ -8,7 +8,7 @@ what it shows is a debugger/pdbview.PdbView, updated by that event.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
@@ -99,6 +99,7 @@ class DebuggerPanel(Vertical):
         super().__init__(**kwargs)
         self.view = PdbView()
         self.session: DebugSession | None = None
+        self._log: RichLog | None = None  # pdb's output, mounted when it first has some
         self.history = History(self.view)
         self.border_title = "Debugger"
         self.border_subtitle = HINT
@@ -110,15 +111,14 @@ class DebuggerPanel(Vertical):
     def _output(self) -> RichLog:
         """pdb's output, a log mounted above the input when the debugger first has something to
         say (the panel is hidden until then)."""
-        found = self.query("#dbg-output")
-        if found:
-            return cast("RichLog", found.first())
+        if self._log is not None:
+            return self._log
         # lazy: RichLog brings rich's pretty printer and attrs (~20 ms), kept off the first frame
         from textual.widgets import RichLog
 
-        log = RichLog(id="dbg-output", wrap=True, markup=False, highlight=False)
-        self.mount(log, before=self.query_one(PdbInput))
-        return log
+        self._log = RichLog(id="dbg-output", wrap=True, markup=False, highlight=False)
+        self.mount(self._log, before=self.query_one(PdbInput))
+        return self._log
 
     def on_debugger_event(self, message: DebuggerEvent) -> None:
         message.stop()

@@ -26,7 +26,7 @@ from cfn_debug.app.messages import (
     WorkspaceFailed,
     WorkspaceReady,
 )
-from cfn_debug.app.opening import engine_support, workspace_notices
+from cfn_debug.app.opening import engine_support
 from cfn_debug.app.render import Palette
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.main.actions import MainActions
@@ -196,7 +196,9 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         target = workspace.aws_target
         self.header.aws = target.short() if target is not None else "none"
         self._show_events(workspace)
-        self.query_one(Notices).show(workspace_notices(workspace), f"{workspace.project.root}")
+        self.query_one(Notices).show(
+            engine_support().workspace_notices(workspace), f"{workspace.project.root}"
+        )
         if self.watching:
             self._start_watching()
 

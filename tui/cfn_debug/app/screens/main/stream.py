@@ -32,7 +32,7 @@ from cfn_debug.app.messages import (
     WatchReadied,
     WatchStopped,
 )
-from cfn_debug.app.opening import workspace_notices
+from cfn_debug.app.opening import engine_support
 from cfn_debug.app.render import changes_section
 from cfn_debug.app.runview import RunView
 from cfn_debug.app.summary import comparison_line, error_code, run_summary
@@ -142,7 +142,8 @@ class MainStream(_Base):
                 self._show_events(workspace, reload=True)
                 names = [e.name for e in workspace.events]
             # a saved schema (or models.py, a source file) may add or settle a notice
-            self.query_one(Notices).show(workspace_notices(workspace), f"{workspace.project.root}")
+            notices = engine_support().workspace_notices(workspace)
+            self.query_one(Notices).show(notices, f"{workspace.project.root}")
         index = names.index(event.event_name) if event.event_name in names else None
         self.pending_context = ...
         self.view = RunView(
