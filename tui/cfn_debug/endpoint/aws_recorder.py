@@ -422,7 +422,12 @@ def _when_imported(actions: dict[str, Callable[[ModuleType], None]]) -> None:
             action(module)
         else:
             waiting[name] = action
-    if waiting:
+    if not waiting:
+        return
+    finder = next((f for f in sys.meta_path if isinstance(f, _AfterImport)), None)
+    if finder is not None:  # one finder waits for them all: a second call adds no second one
+        finder._actions.update(waiting)
+    else:
         sys.meta_path.insert(0, _AfterImport(waiting))
 
 
