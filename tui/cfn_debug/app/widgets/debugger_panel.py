@@ -137,7 +137,9 @@ class DebuggerPanel(Vertical):
             where = f"{self.view.function or '?'} line {self.view.line}"
             self.border_title = f"Debugger: stopped in {printable(where)}"
             if event.kind == "input":
-                self.query_one(PdbInput).focus()
+                # At once, not Widget.focus()'s call_later: the field has the keys from the
+                # moment pdb waits (a key typed in between went to the panel below).
+                self.screen.set_focus(self.query_one(PdbInput))
         elif event.kind == "go":
             self.border_title = "Debugger: running"
         elif event.kind in ("quit", "closed"):
