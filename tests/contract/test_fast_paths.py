@@ -9,7 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfn_debug.contract.model_checks import _drop_patterns, _has_null, _nulls, _removal_order
+from cfn_debug.contract.model_checks import _has_null, _nulls
+from cfn_debug.contract.requested import drop_patterns, removal_order
 from cfn_debug.schema import expand_pattern, join_pointer, resolve_pointer, split_pointer
 
 _leaves = st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["", "a", 1.5])
@@ -33,7 +34,7 @@ def _round_trip_drop(model: dict[str, Any], patterns: set[str]) -> dict[str, Any
     """Dropping on a full JSON copy: what requested-properties-returned did before."""
     result = json.loads(json.dumps(model))
     matches = [p for pattern in patterns for p, _ in expand_pattern(result, pattern)]
-    for pointer in sorted(matches, key=_removal_order, reverse=True):
+    for pointer in sorted(matches, key=removal_order, reverse=True):
         tokens = split_pointer(pointer)
         parent = resolve_pointer(result, join_pointer("", *tokens[:-1]))
         if isinstance(parent, dict):
@@ -49,7 +50,7 @@ def test_drop_patterns_copies_only_what_it_changes(
     model: dict[str, Any], patterns: set[str]
 ) -> None:
     original = copy.deepcopy(model)
-    dropped = _drop_patterns(model, patterns)
+    dropped = drop_patterns(model, patterns)
     assert json.dumps(dropped) == json.dumps(_round_trip_drop(original, patterns))
     assert model == original and json.dumps(model) == json.dumps(original)  # untouched
 
@@ -57,7 +58,7 @@ def test_drop_patterns_copies_only_what_it_changes(
 def test_drop_patterns_with_shared_subtrees() -> None:
     shared = {"A": 1, "B": 2}
     model = {"A": [shared, shared], "B": shared}
-    dropped = _drop_patterns(model, {"/A/*/A"})
+    dropped = drop_patterns(model, {"/A/*/A"})
     assert dropped == {"A": [{"B": 2}, {"B": 2}], "B": {"A": 1, "B": 2}}
     assert shared == {"A": 1, "B": 2}
 

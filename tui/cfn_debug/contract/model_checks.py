@@ -14,8 +14,10 @@ from cfn_debug.contract.context import (
 )
 from cfn_debug.contract.requested import (
     as_answered,
+    comparable_request,
     requested_differences,
     short,
+    transformed_properties,
 )
 from cfn_debug.diff import canonical_key
 from cfn_debug.records import Action, OutcomeKind
@@ -144,58 +146,6 @@ def primary_identifier_stable(ctx: StepContext) -> Problems:
     return []
 
 
-def _drop_patterns(model: dict[str, Any], patterns: set[str]) -> dict[str, Any]:
-    """``model`` without the values the patterns match (deepest first).
-
-    ``model`` itself is never changed: the objects and arrays on the way to a removed value are
-    copied (shallowly), everything else is shared; with nothing to remove, ``model`` is returned.
-    """
-    matches = [p for pattern in patterns for p, _ in expand_pattern(model, pattern)]
-    if not matches:
-        return model
-    result = dict(model)
-    copied = {id(result)}
-    for pointer in sorted(matches, key=_removal_order, reverse=True):
-        tokens = split_pointer(pointer)
-        parent: Any = result
-        for token in tokens[:-1]:
-            if isinstance(parent, dict) and token in parent:
-                key: str | int = token
-            elif isinstance(parent, list) and token.isdigit() and int(token) < len(parent):
-                key = int(token)
-            else:
-                parent = MISSING
-                break
-            child = parent[key]  # type: ignore[index]
-            if isinstance(child, dict | list) and id(child) not in copied:
-                child = dict(child) if isinstance(child, dict) else list(child)
-                parent[key] = child  # type: ignore[index]
-                copied.add(id(child))
-            parent = child
-        if isinstance(parent, dict):
-            parent.pop(tokens[-1], None)
-        elif isinstance(parent, list) and tokens[-1].isdigit():
-            del parent[int(tokens[-1])]
-    return result
-
-
-def _removal_order(pointer: str) -> list[tuple[int, int | str]]:
-    """Deeper pointers and higher indices sort last, so reversed they are removed first."""
-    return [(0, int(t)) if t.isdigit() else (1, t) for t in split_pointer(pointer)]
-
-
-def _transformed(schema: ResourceSchema) -> set[str]:
-    transform = schema.raw.get("propertyTransform")
-    if not isinstance(transform, dict):
-        return set()
-    out = set()
-    for key in transform:
-        tokens = split_pointer(key) if isinstance(key, str) and key.startswith("/") else []
-        if tokens[:1] == ["properties"] and len(tokens) > 1:
-            out.add(join_pointer("", *tokens[1:]))
-    return out
-
-
 def requested_properties_returned(ctx: StepContext) -> Problems:
     """SUCCESS of CREATE/UPDATE returns every property of the chain's first desired state,
     equal. Not compared: writeOnly properties (the contract's exception), readOnly ones in the
@@ -220,8 +170,9 @@ def requested_properties_returned(ctx: StepContext) -> Problems:
     schema = ctx.schema
     expected = ctx.original_desired
     if schema is not None:
-        exempt = schema.write_only | schema.read_only | schema.deprecated | _transformed(schema)
-        expected = _drop_patterns(expected, set(exempt))
+        expected = comparable_request(
+            schema, expected, also=schema.deprecated | transformed_properties(schema)
+        )
         model = as_answered(schema, ctx.progress, model)
     return [
         ("/resourceModel" + pointer, text)

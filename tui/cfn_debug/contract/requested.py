@@ -5,11 +5,19 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from cfn_debug.diff import Encodings, diff_models
 from cfn_debug.records import ChangeKind
-from cfn_debug.schema import ResourceSchema, join_pointer, resolve_pointer, split_pointer
+from cfn_debug.schema import (
+    MISSING,
+    ResourceSchema,
+    expand_pattern,
+    join_pointer,
+    resolve_pointer,
+    split_pointer,
+)
 
 
 def short(value: Any, limit: int = 120) -> str:
@@ -122,3 +130,66 @@ def _sent_as_string(schema: ResourceSchema, pointer: str, before: Any, after: An
     if isinstance(typed, bool) or isinstance(after, bool):
         return isinstance(typed, bool) and isinstance(after, bool) and typed == after
     return isinstance(typed, (int, float)) and isinstance(after, (int, float)) and typed == after
+
+
+def comparable_request(
+    schema: ResourceSchema, model: dict[str, Any], *, also: Iterable[str] = ()
+) -> dict[str, Any]:
+    """``model`` (a request's desired state) without what no returned or read model need hold
+    as requested: its writeOnly values (never returned) and its readOnly ones (the request
+    cannot set them: they are the handler's, and may change with every update), nor the values
+    the patterns ``also`` match. ``model`` is not changed (see :func:`drop_patterns`)."""
+    return drop_patterns(model, {*schema.write_only, *schema.read_only, *also})
+
+
+def drop_patterns(model: dict[str, Any], patterns: Iterable[str]) -> dict[str, Any]:
+    """``model`` without the values the patterns match (deepest first).
+
+    ``model`` itself is never changed: the objects and arrays on the way to a removed value are
+    copied (shallowly), everything else is shared; with nothing to remove, ``model`` is returned.
+    """
+    matches = [p for pattern in patterns for p, _ in expand_pattern(model, pattern)]
+    if not matches:
+        return model
+    result = dict(model)
+    copied = {id(result)}
+    for pointer in sorted(matches, key=removal_order, reverse=True):
+        tokens = split_pointer(pointer)
+        parent: Any = result
+        for token in tokens[:-1]:
+            if isinstance(parent, dict) and token in parent:
+                key: str | int = token
+            elif isinstance(parent, list) and token.isdigit() and int(token) < len(parent):
+                key = int(token)
+            else:
+                parent = MISSING
+                break
+            child = parent[key]  # type: ignore[index]
+            if isinstance(child, dict | list) and id(child) not in copied:
+                child = dict(child) if isinstance(child, dict) else list(child)
+                parent[key] = child  # type: ignore[index]
+                copied.add(id(child))
+            parent = child
+        if isinstance(parent, dict):
+            parent.pop(tokens[-1], None)
+        elif isinstance(parent, list) and tokens[-1].isdigit():
+            del parent[int(tokens[-1])]
+    return result
+
+
+def removal_order(pointer: str) -> list[tuple[int, int | str]]:
+    """Deeper pointers and higher indices sort last, so reversed they are removed first."""
+    return [(0, int(t)) if t.isdigit() else (1, t) for t in split_pointer(pointer)]
+
+
+def transformed_properties(schema: ResourceSchema) -> set[str]:
+    """The model pointers of the properties the schema's propertyTransform names."""
+    transform = schema.raw.get("propertyTransform")
+    if not isinstance(transform, dict):
+        return set()
+    out = set()
+    for key in transform:
+        tokens = split_pointer(key) if isinstance(key, str) and key.startswith("/") else []
+        if tokens[:1] == ["properties"] and len(tokens) > 1:
+            out.add(join_pointer("", *tokens[1:]))
+    return out

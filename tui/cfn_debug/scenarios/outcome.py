@@ -4,14 +4,13 @@ did not ask for; and the records the actions hand back (:class:`Created`, :class
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.contract.requested import requested_differences
+from cfn_debug.contract.requested import comparable_request, requested_differences
 from cfn_debug.records import RunRecord
 from cfn_debug.scenarios.inputs import identifier_key, identifier_text
-from cfn_debug.schema import ResourceSchema, expand_pattern, split_pointer
+from cfn_debug.schema import ResourceSchema
 
 if TYPE_CHECKING:
     from cfn_debug.scenarios.play import Play
@@ -100,31 +99,13 @@ def models_of_chain(run: RunRecord) -> list[dict[str, Any]]:
 # --- comparing what was asked with what reads back ----------------------------------------------
 
 
-def _without_write_only(schema: ResourceSchema, model: dict[str, Any]) -> dict[str, Any]:
-    """``model`` without its writeOnly values (never read back) and its readOnly ones (the
-    request cannot set them: they are the handler's, and may change with every update)."""
-    out = copy.deepcopy(model)
-    exempt = schema.write_only | schema.read_only
-    pointers = [p for pattern in exempt for p, _ in expand_pattern(out, pattern)]
-    for pointer in sorted(pointers, key=lambda p: len(split_pointer(p)), reverse=True):
-        tokens = split_pointer(pointer)
-        parent: Any = out
-        for token in tokens[:-1]:
-            parent = parent[int(token)] if isinstance(parent, list) else parent[token]
-        if isinstance(parent, dict):
-            parent.pop(tokens[-1], None)
-        elif isinstance(parent, list):
-            del parent[int(tokens[-1])]
-    return out
-
-
 def read_back_problems(
     schema: ResourceSchema, expected: dict[str, Any], actual: dict[str, Any]
 ) -> list[tuple[str, str]]:
     """(pointer, text) for every requested value that does not read back equal: writeOnly and
     readOnly properties excepted (as `cfn test` compares), extra properties allowed, arrays
     whole (insertionOrder false: as multisets, which :func:`cfn_debug.diff.diff_models` does)."""
-    want = _without_write_only(schema, expected)
+    want = comparable_request(schema, expected)
     return requested_differences(want, actual, schema, verb="read back")
 
 
