@@ -7,9 +7,10 @@ from typing import Any
 
 from cfn_debug.contract import explain, rule
 from cfn_debug.contract.read_back import read_back_findings
-from cfn_debug.readback import add_findings
-from cfn_debug.records import Action, Finding, InvokeResult, Level, OutcomeKind, Step
-from cfn_debug.schema import load_schema
+from cfn_debug.events import parse_event
+from cfn_debug.readback import add_findings, requested_state
+from cfn_debug.records import Action, Finding, InvokeResult, Level, OutcomeKind, RunRecord, Step
+from cfn_debug.schema import ResourceSchema, load_schema
 
 SCHEMA = load_schema(Path(__file__).parents[1] / "fixtures" / "schemas" / "widget.json")
 FULL = {"WidgetId": "w-1", "Arn": "arn:widget", "Name": "alpha", "Size": 3}
@@ -71,15 +72,14 @@ def test_the_should_the_read_back_proves_is_replaced() -> None:
 
 
 def test_the_rules_explain_themselves() -> None:
-    for rule_id in ("read-back-succeeds", "read-back-complete"):
+    for rule_id in ("read-back-succeeds", "read-back-complete", "read-back-keeps-requested"):
         assert rule(rule_id).scope == "read-back"
         assert explain(rule_id)
     assert rule("read-back-complete").level_reason
+    assert rule("read-back-keeps-requested").level_reason
 
 
 def test_a_nested_read_only_value_is_not_blamed_when_its_parent_is_missing() -> None:
-    from cfn_debug.schema import ResourceSchema
-
     schema = ResourceSchema(
         {
             "typeName": "Corpus::Test::Nested",
@@ -101,3 +101,78 @@ def test_a_nested_read_only_value_is_not_blamed_when_its_parent_is_missing() -> 
     assert read_back_findings(schema, success({"Id": "1"}), read) == []
     found = read_back_findings(schema, success({"Id": "1", "Items": [{"Name": "a"}]}), read)
     assert rules_of(found) == [("read-back-complete", "/resourceModel/Items/0/ItemId")]
+
+
+# --- read-back-keeps-requested: the request's desired state against the READ ---
+
+REQUEST = {"Name": "alpha", "Size": 3, "Labels": ["a"], "Config": {"Mode": "fast"}}
+KEPT = {"WidgetId": "w-1", "Arn": "arn:widget", **REQUEST}
+
+
+def kept(
+    request: dict[str, Any] | None, returned: dict[str, Any], read: dict[str, Any]
+) -> list[Any]:
+    found = read_back_findings(SCHEMA, success(returned), success(read, Action.READ), request)
+    return [f for f in found if f.rule_id == "read-back-keeps-requested"]
+
+
+def test_a_read_that_drops_requested_properties_is_a_should_naming_each() -> None:
+    """Size and the whole Config are gone from the READ (Config/Mode is not reported on its
+    own: one finding per cause); the SUCCESS model had them all."""
+    read = {k: v for k, v in KEPT.items() if k not in ("Size", "Config")}
+    found = kept(REQUEST, KEPT, read)
+    assert rules_of(found) == [
+        ("read-back-keeps-requested", "/resourceModel/Size"),
+        ("read-back-keeps-requested", "/resourceModel/Config"),
+    ]
+    assert {f.level for f in found} == {Level.SHOULD} and found[0].step == 0
+    assert found[0].message.startswith("requested /Size = 3 is missing from the READ")
+    assert '{"Mode": "fast"}' in found[1].message
+    nested = kept(REQUEST, KEPT, {**KEPT, "Config": {}})
+    assert rules_of(nested) == [("read-back-keeps-requested", "/resourceModel/Config/Mode")]
+
+
+def test_a_read_that_keeps_every_requested_property_has_no_finding() -> None:
+    assert kept(REQUEST, KEPT, {**KEPT, "Size": 4, "Extra": "x"}) == []
+
+
+def test_a_write_only_property_the_read_drops_has_no_finding() -> None:
+    request = {**REQUEST, "Password": "secret-1"}
+    assert kept(request, {**KEPT, "Password": "secret-1"}, KEPT) == []
+
+
+def test_an_empty_value_the_read_omits_has_no_finding() -> None:
+    """[] (which cloudformation-cli-python-lib makes None), an object or array of empties, ""."""
+    request = {**REQUEST, "Labels": [], "Config": {"Rules": []}, "Tags": [{}], "Name": ""}
+    read = {k: v for k, v in KEPT.items() if k not in ("Labels", "Config", "Name")}
+    assert kept(request, KEPT, read) == []
+
+
+def test_no_finding_where_another_rule_or_nothing_is_to_blame() -> None:
+    """The SUCCESS model lacks it too (requested-properties-returned), a deprecated property,
+    the primary identifier and readOnly values in the request, a READ that is no SUCCESS, and
+    a request that is not judged (None)."""
+    request = {**REQUEST, "Colour": "red", "WidgetId": "w-1", "Arn": "arn:widget"}
+    read = {"WidgetId": "w-1", "Name": "alpha", "Labels": ["a"], "Config": {"Mode": "fast"}}
+    returned = {k: v for k, v in KEPT.items() if k != "Size"}
+    assert kept(request, returned, read) == []
+    failed = step({"status": "FAILED", "errorCode": "NotFound", "message": "gone"}, Action.READ)
+    assert [f.rule_id for f in read_back_findings(SCHEMA, success(KEPT), failed, REQUEST)] == [
+        "read-back-succeeds"
+    ]
+    assert kept(None, KEPT, {"WidgetId": "w-1"}) == []
+
+
+def test_an_invalid_request_is_not_held_against_the_read(tmp_path: Path) -> None:
+    """Not judged: a request with an input-valid finding, an inputs_N_invalid event."""
+    event = parse_event(
+        {"action": "CREATE", "request": {"desiredResourceState": REQUEST}}, name="create"
+    )
+    first = success(KEPT)
+    run = RunRecord("r", "create", None, Action.CREATE, "f", "e", "now", steps=[first])
+    assert requested_state(event, run) == REQUEST
+    first.findings = [Finding("input-valid", Level.MUST, "bad", "/desiredResourceState/Size", 0)]
+    assert requested_state(event, run) is None
+    first.findings = []
+    event.path = tmp_path / "inputs" / "inputs_1_invalid.json"
+    assert requested_state(event, run) is None

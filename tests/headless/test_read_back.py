@@ -49,8 +49,9 @@ def run(tmp_path: Path, *events: dict[str, Any], extra: tuple[str, ...] = ()) ->
     return proc, json.loads(proc.stdout) if proc.stdout.strip() else None
 
 
-def create(fault: str | None = None) -> dict[str, Any]:
-    request: dict[str, Any] = {"clientRequestToken": "t-create", "desiredResourceState": MODEL}
+def create(fault: str | None = None, **extra: str) -> dict[str, Any]:
+    desired = {**MODEL, **extra}
+    request: dict[str, Any] = {"clientRequestToken": "t-create", "desiredResourceState": desired}
     if fault:
         request["typeConfiguration"] = {"Fault": fault}
     return {"action": "CREATE", "request": request}
@@ -124,8 +125,24 @@ def test_a_read_that_fails_after_create_is_a_must_on_the_create(tmp_path: Path) 
 
 
 def test_a_correct_handler_reads_back_clean(tmp_path: Path) -> None:
-    proc, doc = run(tmp_path, create(), update())
+    """Its READ keeps every requested property but the writeOnly InitialPassword."""
+    proc, doc = run(tmp_path, create(InitialPassword="correct-horse"), update())
     assert proc.returncode == 0, proc.stderr
     for run_doc in doc["runs"]:
         assert [s["action"] for s in run_doc["steps"]][-1] == "READ"
         assert musts(run_doc) == []
+        assert not [
+            f for s in run_doc["steps"] for f in s["findings"] if "read-back" in f["rule_id"]
+        ]
+
+
+def test_a_read_that_drops_a_requested_property_is_a_should(tmp_path: Path) -> None:
+    """The READ right after the create leaves out the Description the request set (and the
+    SUCCESS model returned); the writeOnly InitialPassword it leaves out too is no finding."""
+    fault = create("ReadDropsDescription", Description="first", InitialPassword="correct-horse")
+    proc, doc = run(tmp_path, fault)
+    assert proc.returncode == 0, proc.stderr  # a SHOULD
+    (created,) = doc["runs"]
+    found = [(f["rule_id"], f["level"], f["pointer"]) for f in created["steps"][0]["findings"]]
+    assert found == [("read-back-keeps-requested", "SHOULD", "/resourceModel/Description")]
+    assert '= "first" is missing from the READ' in created["steps"][0]["findings"][0]["message"]

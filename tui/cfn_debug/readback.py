@@ -4,8 +4,9 @@ the handler returned, and hold the SUCCESS model against what the READ says.
 The READ is cfn-debug's own step, not the user's: it is appended to the same run as one more
 :class:`~cfn_debug.records.Step` with ``action`` READ and ``origin`` :data:`READ_BACK`, and its
 findings are the usual READ findings. What the comparison finds goes onto the CREATE/UPDATE's
-SUCCESS step (rules ``read-back-succeeds`` and ``read-back-complete``), which the stream
-delivers after the READ has run, so every consumer sees it with its findings:
+SUCCESS step (rules ``read-back-succeeds``, ``read-back-complete`` and
+``read-back-keeps-requested``, which also holds the READ against the event's desired state),
+which the stream delivers after the READ has run, so every consumer sees it with its findings:
 
     ... StepCompleted(SUCCESS step, with the read-back findings)
         StepCompleted(the READ, origin "read-back")
@@ -24,6 +25,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.chain import _invoke, build_step
+from cfn_debug.contract.expectations import expected_failure
 from cfn_debug.contract.model_checks import echoes_dropped
 from cfn_debug.contract.read_back import read_back_findings
 from cfn_debug.diff import Encodings, diff_models
@@ -34,6 +36,7 @@ from cfn_debug.records import (
     EndReason,
     OutcomeKind,
     RunEnded,
+    RunRecord,
     Step,
     StepCompleted,
 )
@@ -181,7 +184,9 @@ async def with_read_back(
                 if read.result.kind in (OutcomeKind.UNREACHABLE, OutcomeKind.HTTP_ERROR):
                     run.end_reason = EndReason.ERROR
                 else:
-                    add_findings(held.step, read_back_findings(schema, held.step, read))
+                    requested = requested_state(event, run)
+                    found = read_back_findings(schema, held.step, read, requested)
+                    add_findings(held.step, found)
             yield held
             held = None
             if read is not None:
@@ -195,6 +200,18 @@ async def with_read_back(
         yield item
     if held is not None:
         yield held
+
+
+def requested_state(event: EventSpec, run: RunRecord) -> dict[str, Any] | None:
+    """The event's desired state, which the READ is held against (read-back-keeps-requested),
+    or None when it is invalid: an inputs_N_invalid event, or a first step with an input-valid
+    finding (the invalid input is the cause of what the handler makes of it)."""
+    if expected_failure(event) is not None:
+        return None
+    if run.steps and any(f.rule_id == "input-valid" for f in run.steps[0].findings):
+        return None
+    desired = event.normalized.desired
+    return desired if isinstance(desired, dict) else None
 
 
 def add_findings(step: Step, found: list[Any]) -> None:

@@ -1,17 +1,27 @@
-"""The read-back checks: a CREATE/UPDATE SUCCESS model held against the READ cfn-debug sends
-right after it (:mod:`cfn_debug.readback`). Their findings go on the SUCCESS step."""
+"""The read-back checks: a CREATE/UPDATE SUCCESS model, and the request's desired state, held
+against the READ cfn-debug sends right after it (:mod:`cfn_debug.readback`). Their findings go
+on the SUCCESS step."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from cfn_debug.contract.requested import short
+from cfn_debug.contract.requested import comparable_request, short, transformed_properties
 from cfn_debug.contract.rules import rule
 from cfn_debug.records import Action, Finding, Level, Step
-from cfn_debug.schema import MISSING, ResourceSchema, expand_pattern, resolve_pointer
+from cfn_debug.schema import (
+    MISSING,
+    ResourceSchema,
+    expand_pattern,
+    join_pointer,
+    resolve_pointer,
+)
 
 Problems = list[tuple[str | None, str]]
+#: a read-back check: (schema, the SUCCESS step, the READ step, the request's desired state, or
+#: None when it is not to be judged) -> problems
+Check = Callable[[ResourceSchema | None, Step, Step, dict[str, Any] | None], Problems]
 
 
 def _model(step: Step) -> dict[str, Any] | None:
@@ -19,7 +29,12 @@ def _model(step: Step) -> dict[str, Any] | None:
     return model if isinstance(model, dict) else None
 
 
-def read_back_succeeds(schema: ResourceSchema | None, success: Step, read: Step) -> Problems:
+def read_back_succeeds(
+    schema: ResourceSchema | None,
+    success: Step,
+    read: Step,
+    requested: dict[str, Any] | None = None,
+) -> Problems:
     """After a CREATE or UPDATE SUCCESS, a READ with the primary identifier the handler returned
     must succeed: the resource exists (CREATE: "a subsequent read request MUST succeed"; UPDATE:
     desired-state stabilization "is verified by calling the Read handler", and a read handler
@@ -45,7 +60,12 @@ def read_back_succeeds(schema: ResourceSchema | None, success: Step, read: Step)
     ]
 
 
-def read_back_complete(schema: ResourceSchema | None, success: Step, read: Step) -> Problems:
+def read_back_complete(
+    schema: ResourceSchema | None,
+    success: Step,
+    read: Step,
+    requested: dict[str, Any] | None = None,
+) -> Problems:
     """Every readOnly property the READ returns with a value is in the SUCCESS model: "The model
     MUST contain all properties that have values, including ... any readOnlyProperties". The
     READ proves the value exists, so this is a MUST where read-only-properties-present (which
@@ -79,19 +99,93 @@ def read_back_complete(schema: ResourceSchema | None, success: Step, read: Step)
     return problems
 
 
+def read_back_keeps_requested(
+    schema: ResourceSchema | None,
+    success: Step,
+    read: Step,
+    requested: dict[str, Any] | None = None,
+) -> Problems:
+    """Every property the request's desired state set with a value is in the model of the READ
+    right after SUCCESS: desired-state stabilization "is verified by calling the Read handler",
+    and a read model "MUST contain all properties that have values". Only whether the READ
+    holds the property is judged here, not its value (scenario-read-back-equal compares
+    values). Not reported: what scenario-read-back-equal exempts too (writeOnly and readOnly
+    properties, and all below them), deprecated properties and those with a propertyTransform
+    (as requested-properties-returned), the primary identifier (the READ was sent with it),
+    values that hold nothing (null, "", and arrays and objects with nothing else inside:
+    cloudformation-cli-python-lib turns [] and {} into None, and services keep no empty
+    string), what the SUCCESS model lacks as well (requested-properties-returned says so
+    already), anything inside an array (elements are compared whole, by the scenario), a
+    property whose parent the READ lacks altogether (the parent is reported: one finding per
+    cause), and a request that is invalid (its input-valid finding, or an inputs_N_invalid
+    event, is the cause). Judged only when the READ answered SUCCESS with a model."""
+    if schema is None or requested is None or read.result.status != "SUCCESS":
+        return []
+    before, after = _model(success), _model(read)
+    if before is None or after is None:
+        return []
+    also = schema.deprecated | transformed_properties(schema) | set(schema.primary_identifier)
+    wanted = comparable_request(schema, requested, also=also)
+    return [
+        (
+            "/resourceModel" + pointer,
+            f"requested {pointer} = {short(value, 60)} is missing from the READ right after "
+            "SUCCESS",
+        )
+        for pointer, value in _lacking(wanted, after, before, "")
+    ]
+
+
+def _lacking(
+    wanted: dict[str, Any], read: dict[str, Any], returned: Any, pointer: str
+) -> list[tuple[str, Any]]:
+    """(pointer, value) of each value ``wanted`` holds that ``read`` lacks and ``returned`` (the
+    SUCCESS model at the same place) has; into objects only, and not below what is lacking."""
+    found: list[tuple[str, Any]] = []
+    for key, value in wanted.items():
+        if not _has_value(value):
+            continue
+        here = join_pointer(pointer, key)
+        kept = returned.get(key, MISSING) if isinstance(returned, dict) else MISSING
+        if key not in read:
+            if kept is not MISSING:
+                found.append((here, value))
+        elif isinstance(value, dict) and isinstance(read[key], dict):
+            found.extend(_lacking(value, read[key], kept, here))
+    return found
+
+
+def _has_value(value: Any) -> bool:
+    """Whether ``value`` holds anything: null, "" and arrays and objects of nothing do not."""
+    if isinstance(value, dict):
+        return any(_has_value(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_value(v) for v in value)
+    return value is not None and value != ""
+
+
 #: rule id -> check, for every read-back rule (scope "read-back").
-READ_BACK_CHECKS: dict[str, Callable[[ResourceSchema | None, Step, Step], Problems]] = {
+READ_BACK_CHECKS: dict[str, Check] = {
     "read-back-succeeds": read_back_succeeds,
     "read-back-complete": read_back_complete,
+    "read-back-keeps-requested": read_back_keeps_requested,
 }
 
 
-def read_back_findings(schema: ResourceSchema | None, success: Step, read: Step) -> list[Finding]:
+def read_back_findings(
+    schema: ResourceSchema | None,
+    success: Step,
+    read: Step,
+    requested: dict[str, Any] | None = None,
+) -> list[Finding]:
+    """The read-back findings for ``success`` (a CREATE/UPDATE SUCCESS step), given the READ
+    sent right after it and the request's desired state (None: not judged, see
+    :func:`read_back_keeps_requested`)."""
     findings = []
     for rule_id, check in READ_BACK_CHECKS.items():
         entry = rule(rule_id)
         if success.action not in entry.actions:
             continue
-        for pointer, message in check(schema, success, read):
+        for pointer, message in check(schema, success, read, requested):
             findings.append(Finding(rule_id, Level(entry.level), message, pointer, success.index))
     return findings

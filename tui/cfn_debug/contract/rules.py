@@ -54,6 +54,11 @@ _REQUESTED = "\n".join(
     "the resource schema."
     for a in ("create", "update")
 )
+_STABILIZED = (
+    "For Create and Update handlers, desired-state stabilization is satisfied when all "
+    "properties specified in the request are applied as requested. This is verified by calling "
+    "the Read handler."
+)
 _NO_NULLS = "The model MUST NOT return any properties that are null or do not have values."
 _READ_ONLY = (
     "The model MUST contain all properties that have values, including any properties that have "
@@ -259,10 +264,7 @@ CATALOGUE: tuple[Rule, ...] = (
         "A READ with the returned identifier succeeds after SUCCESS",
         "After a `create` operation returns SUCCESS, a subsequent `read` request MUST succeed "
         "when passed in the primaryIdentifier or any additionalIdentifiers associated with the "
-        "provisioned resource instance.\n"
-        "For Create and Update handlers, desired-state stabilization is satisfied when all "
-        "properties specified in the request are applied as requested. This is verified by "
-        "calling the Read handler.",
+        "provisioned resource instance.\n" + _STABILIZED,
         READ_BACK,
     ),
     _rule(
@@ -274,6 +276,16 @@ CATALOGUE: tuple[Rule, ...] = (
         READ_BACK,
         "read-only-properties-present is a SHOULD because a readOnly property may have no "
         "value; the READ right after SUCCESS proves it has one, so its absence is a MUST",
+    ),
+    _rule(
+        "read-back-keeps-requested",
+        SHOULD,
+        CREATE_UPDATE,
+        "The READ right after SUCCESS holds every property the request set",
+        _STABILIZED + "\n" + _READ_ONLY,
+        READ_BACK,
+        "a correct handler meets it when its schema leaves an input-only property (one the "
+        "API takes but cannot describe) unmarked as writeOnly: its READ cannot return it",
     ),
     _rule(
         "invalid-input-rejected",

@@ -9,6 +9,7 @@ DropReadOnlyOnUpdate (update's SUCCESS model lacks Revision and Arn, which READ 
 AwsUnreachable (create calls an AWS endpoint nothing listens on and lets botocore's
 EndpointConnectionError through, as most handlers do: not the handler's fault);
 ReadNotFound (read answers NotFound, even for a member that exists);
+ReadDropsDescription (read leaves out the Description the member was given);
 DeleteRefuses (delete always ends FAILED ResourceConflict: what a cleanup cannot delete).
 IdempotentByToken makes a repeated create with the same clientRequestToken answer the
 first result instead of AlreadyExists (both are correct handlers).
@@ -160,7 +161,10 @@ def read_handler(_session: Any, request: Any, _context: Any) -> ProgressEvent:
     data = _load(model)
     if data is None or _fault(request) == "ReadNotFound":
         raise exceptions.NotFound(TYPE_NAME, f"{model.GroupName}|{model.MemberName}")
-    return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=_public(data))
+    returned = _public(data)
+    if _fault(request) == "ReadDropsDescription":
+        returned.Description = None
+    return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=returned)
 
 
 @resource.handler(Action.UPDATE)
