@@ -144,7 +144,13 @@ def test_values_cloudformation_sends_as_strings_are_valid_input(tmp_path: Path) 
     proc = cfn_debug("run", str(sent), "--project", str(STAMP), "--json", "--no-journal")
     doc = document(proc)
     first = doc["runs"][0]["steps"][0]
-    assert first["findings"] == [], json.dumps(first["findings"], indent=1)
+    # the fixture's READ keeps neither Copies nor Inked (its id holds only the label): true
+    # SHOULD findings of the read-back, not about the strings
+    found = [(f["rule_id"], f["level"], f["pointer"]) for f in first["findings"]]
+    assert found == [
+        ("read-back-keeps-requested", "SHOULD", "/resourceModel/Copies"),
+        ("read-back-keeps-requested", "SHOULD", "/resourceModel/Inked"),
+    ], json.dumps(first["findings"], indent=1)
     assert first["result"]["progress"]["resourceModel"]["Copies"] == 2
     assert proc.returncode == 0, proc.stderr
 
