@@ -113,7 +113,7 @@ def read_back_keeps_requested(
     properties, and all below them), deprecated properties and those with a propertyTransform
     (as requested-properties-returned), the primary identifier (the READ was sent with it),
     values that hold nothing (null, "", and arrays and objects with nothing else inside:
-    cloudformation-cli-python-lib turns [] and {} into None, and services keep no empty
+    cloudformation-cli-python-lib turns [] and {} into None, and many services keep no empty
     string), what the SUCCESS model lacks as well (requested-properties-returned says so
     already), anything inside an array (elements are compared whole, by the scenario), a
     property whose parent the READ lacks altogether (the parent is reported: one finding per
