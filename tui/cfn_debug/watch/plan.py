@@ -45,6 +45,7 @@ class WatchPlan:
     """What to watch, and how a changed path is classified."""
 
     source_dirs: list[str] = field(default_factory=list)
+    build_files: list[str] = field(default_factory=list)  # a build's configuration: a source
     schema_file: str | None = None
     event_dirs: list[str] = field(default_factory=list)  # any *.json in them is an event
     event_files: list[str] = field(default_factory=list)  # exactly these (headless)
@@ -56,7 +57,7 @@ class WatchPlan:
             return EVENT
         if path.endswith(".json") and any(os.path.dirname(path) == d for d in self.event_dirs):
             return EVENT
-        if any(_under(path, d) for d in self.source_dirs):
+        if path in self.build_files or any(_under(path, d) for d in self.source_dirs):
             return SOURCE
         return None
 
@@ -64,8 +65,10 @@ class WatchPlan:
         return _outermost(self.source_dirs)
 
     def flat_roots(self) -> list[str]:
-        """Directories watched without recursion: the schema's and the events'."""
-        dirs = [*self.event_dirs, *(os.path.dirname(f) for f in self.event_files)]
+        """Directories watched without recursion: the schema's, the events' and the build
+        files'."""
+        files = [*self.event_files, *self.build_files]
+        dirs = [*self.event_dirs, *(os.path.dirname(f) for f in files)]
         if self.schema_file is not None:
             dirs.append(os.path.dirname(self.schema_file))
         return sorted({d for d in dirs if os.path.isdir(d)})
@@ -89,9 +92,13 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
         sources = [real_path(src)]
     else:
         sources = [real_path(spec.code_dir) for spec in project.functions.values()]
-    sources += _built_sources(project.functions, root)
+    built, build_files = _built_sources(project.functions, root)
     schema = workspace.schema.path if workspace.schema is not None else project.schema_path
-    plan = WatchPlan(source_dirs=sources, schema_file=real_path(schema) if schema else None)
+    plan = WatchPlan(
+        source_dirs=sources + built,
+        build_files=build_files,
+        schema_file=real_path(schema) if schema else None,
+    )
     if event_files is not None:
         plan.event_files = sorted({real_path(p) for p in event_files})
     else:
@@ -100,16 +107,19 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
     return plan
 
 
-def _built_sources(functions: dict[str, Any], root: Path) -> list[str]:
-    """The sources of the functions whose runtime builds their code (a Go module's root: its
-    CodeUri is the build output bin/), as each runtime names them; none for Python."""
+def _built_sources(functions: dict[str, Any], root: Path) -> tuple[list[str], list[str]]:
+    """The source directories and the build files (tsconfig.json, pom.xml, ...) of the
+    functions whose runtime builds their code (a Go module's root: its CodeUri is the build
+    output bin/), as each runtime names them; none for Python."""
     language = project_language(root)
-    found: list[str] = []
+    dirs: list[str] = []
+    files: list[str] = []
     for spec in functions.values():
         try:
             runtime = runtime_for(spec, root, RuntimeOptions(), language=language)
         except CfnDebugError:
             continue  # the endpoint says why when it starts
         if runtime.family != "python":
-            found.append(real_path(runtime.source_dir()))
-    return found
+            dirs.append(real_path(runtime.source_dir()))
+            files.extend(real_path(path) for path in runtime.build_files())
+    return dirs, sorted(set(files))
