@@ -49,8 +49,13 @@ class WatchPlan:
     schema_file: str | None = None
     event_dirs: list[str] = field(default_factory=list)  # any *.json in them is an event
     event_files: list[str] = field(default_factory=list)  # exactly these (headless)
+    #: Build outputs inside the sources (a Go module's bin/): no change there is one, so a
+    #: --build that writes them does not trigger itself.
+    output_dirs: list[str] = field(default_factory=list)
 
     def classify(self, path: str) -> str | None:
+        if any(_under(path, d) for d in self.output_dirs):
+            return None
         if self.schema_file is not None and path == self.schema_file:
             return SCHEMA
         if path in self.event_files:
@@ -92,12 +97,13 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
         sources = [real_path(src)]
     else:
         sources = [real_path(spec.code_dir) for spec in project.functions.values()]
-    built, build_files = _built_sources(project.functions, root)
+    built = _built_sources(project.functions, root)
     schema = workspace.schema.path if workspace.schema is not None else project.schema_path
     plan = WatchPlan(
-        source_dirs=sources + built,
-        build_files=build_files,
+        source_dirs=sources + built.source_dirs,
+        build_files=built.build_files,
         schema_file=real_path(schema) if schema else None,
+        output_dirs=built.output_dirs,
     )
     if event_files is not None:
         plan.event_files = sorted({real_path(p) for p in event_files})
@@ -107,19 +113,24 @@ def plan_for(workspace: Workspace, event_files: Sequence[Path] | None = None) ->
     return plan
 
 
-def _built_sources(functions: dict[str, Any], root: Path) -> tuple[list[str], list[str]]:
-    """The source directories and the build files (tsconfig.json, pom.xml, ...) of the
-    functions whose runtime builds their code (a Go module's root: its CodeUri is the build
-    output bin/), as each runtime names them; none for Python."""
+def _built_sources(functions: dict[str, Any], root: Path) -> WatchPlan:
+    """The source directories, build files (tsconfig.json, pom.xml, ...) and outputs of the
+    functions whose runtime builds their code, as each runtime names them (a Go module's root
+    is its sources, and its CodeUri bin/ inside it the build's output); none for Python."""
     language = project_language(root)
-    dirs: list[str] = []
-    files: list[str] = []
+    found = WatchPlan()
     for spec in functions.values():
         try:
             runtime = runtime_for(spec, root, RuntimeOptions(), language=language)
         except CfnDebugError:
             continue  # the endpoint says why when it starts
-        if runtime.family != "python":
-            dirs.append(real_path(runtime.source_dir()))
-            files.extend(real_path(path) for path in runtime.build_files())
-    return dirs, sorted(set(files))
+        if runtime.family == "python":
+            continue
+        sources, code = real_path(runtime.source_dir()), real_path(spec.code_dir)
+        found.source_dirs.append(sources)
+        found.build_files.extend(real_path(path) for path in runtime.build_files())
+        if code != sources and _under(code, sources):
+            found.output_dirs.append(code)
+    found.build_files = sorted(set(found.build_files))
+    found.output_dirs = sorted(set(found.output_dirs))
+    return found
