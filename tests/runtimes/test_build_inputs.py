@@ -203,6 +203,7 @@ def _plan(project: Path) -> WatchPlan:
         (GO_NOTE, "go.mod", SOURCE),
         (GO_NOTE, "cmd/main.go", SOURCE),
         (GO_NOTE, "bin/bootstrap", None),  # the build's output: `--build "make"` writes it
+        (GO_NOTE, ".aws-sam/build/TypeFunction/bootstrap", None),  # `--build "sam build"`'s
     ],
 )
 def test_watch_mode_watches_every_build_input(

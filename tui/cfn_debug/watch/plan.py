@@ -40,6 +40,13 @@ def _under(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
+def _in_hidden_dir(path: str, directory: str) -> bool:
+    """Whether ``path`` lies in a hidden directory below ``directory`` (.aws-sam/, .cache/):
+    never a source, as the builds and the pool's staleness check skip them too."""
+    folders = os.path.relpath(path, directory).split(os.sep)[:-1]
+    return any(name.startswith(".") for name in folders)
+
+
 @dataclass
 class WatchPlan:
     """What to watch, and how a changed path is classified."""
@@ -62,7 +69,9 @@ class WatchPlan:
             return EVENT
         if path.endswith(".json") and any(os.path.dirname(path) == d for d in self.event_dirs):
             return EVENT
-        if path in self.build_files or any(_under(path, d) for d in self.source_dirs):
+        if path in self.build_files:
+            return SOURCE
+        if any(_under(path, d) and not _in_hidden_dir(path, d) for d in self.source_dirs):
             return SOURCE
         return None
 
