@@ -62,6 +62,7 @@ def _newest_under(root: Path) -> int:
 # --- TypeScript -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # ms each once ts_note_built has built the fixture (minutes on a cold cache)
 @pytest.mark.parametrize(
     ("name", "rebuilds"),
     [
