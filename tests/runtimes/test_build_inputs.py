@@ -236,3 +236,22 @@ def test_a_build_file_change_retires_the_warm_workers(tmp_path: Path) -> None:
         assert pid(endpoint) == first  # warm
         _set_mtime(project / "tsconfig.json", time.time_ns() + HOUR_NS)
         assert pid(endpoint) != first
+
+
+def test_a_package_that_depends_on_nothing_is_not_installed_at_every_start(
+    tmp_path: Path,
+) -> None:
+    """npm makes no node_modules/ for a package.json without dependencies: its absence then
+    asks for no install (one that does not parse still goes to npm, which names the error)."""
+    root = tmp_path
+    (root / "src").mkdir()
+    (root / "src" / "handlers.js").write_text("exports.entrypoint = () => null;\n")
+    spec = FunctionSpec("TypeFunction", "src/handlers.entrypoint", root, runtime="nodejs20.x")
+    runtime = NodeRuntime(spec, root, RuntimeOptions())
+    package = root / "package.json"
+    package.write_text(json.dumps({"name": "bare", "scripts": {}, "dependencies": {}}))
+    assert not runtime._needs_install()
+    package.write_text(json.dumps({"name": "lib", "dependencies": {"left-pad": "1.3.0"}}))
+    assert runtime._needs_install()
+    package.write_text('{"name": "broken",')
+    assert runtime._needs_install()

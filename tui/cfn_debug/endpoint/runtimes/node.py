@@ -124,6 +124,14 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+#: The package.json fields whose packages `npm install` puts under node_modules/.
+DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+
+
+def _declares_dependencies(package: dict[str, Any]) -> bool:
+    return any(isinstance(package.get(key), dict) and package[key] for key in DEPENDENCY_FIELDS)
+
+
 def _engines(package: dict[str, Any] | None) -> str | None:
     engines = package.get("engines") if package else None
     node = engines.get("node") if isinstance(engines, dict) else None
@@ -238,7 +246,11 @@ class NodeRuntime(Runtime):
             return False
         modules = self.package_root / "node_modules"
         if not modules.is_dir():
-            return True
+            # npm creates no node_modules/ for a package that depends on nothing: installing
+            # again at every start would cost a second each time and change nothing. A
+            # package.json that does not parse goes to npm, which says where it is broken.
+            package = _read_json(self.package_root / "package.json")
+            return package is None or _declares_dependencies(package)
         try:
             installed = (modules / NPM_MARKER).stat().st_mtime
         except OSError:
