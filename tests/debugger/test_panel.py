@@ -20,6 +20,18 @@ def output_text(app: CfnDebugApp) -> str:
     return "\n".join(line.text for line in log.lines)
 
 
+async def stopped_panel(pilot, app: CfnDebugApp, what: str) -> DebuggerPanel:  # type: ignore[no-untyped-def]
+    """The Debugger panel once pdb waits (the screen mounts it on the first pdb event)."""
+    await wait_until(
+        pilot,
+        lambda: (
+            app.screen.query(DebuggerPanel) and app.screen.query_one(DebuggerPanel).view.waiting
+        ),
+        what,
+    )
+    return app.screen.query_one(DebuggerPanel)
+
+
 async def command(pilot, app: CfnDebugApp, text: str) -> None:  # type: ignore[no-untyped-def]
     panel = app.screen.query_one(DebuggerPanel)
     await wait_until(pilot, lambda: panel.view.waiting, f"pdb waiting before {text!r}")
@@ -39,9 +51,9 @@ async def test_stop_step_inspect_continue(demo_copy: Path, tmp_path: Path) -> No
     app = CfnDebugApp(demo_config(state, project_dir=demo_copy))
     async with app.run_test(size=SIZE) as pilot:
         await select_event(pilot, "read")
+        assert not app.screen.query(DebuggerPanel)  # mounted when a handler first stops
         await pilot.press("r")
-        panel = app.screen.query_one(DebuggerPanel)
-        await wait_until(pilot, lambda: panel.view.waiting, "the handler to stop")
+        panel = await stopped_panel(pilot, app, "the handler to stop")
         assert panel.display and panel.has_class("-stopped")
         assert app.screen.focused is app.screen.query_one(PdbInput)
         assert panel.view.function == "read_handler"
@@ -89,8 +101,7 @@ async def test_b_on_a_failed_step_stops_at_the_raising_line(
         assert original is not None and original.must_failures
         app.screen.query_one("#timeline").focus()
         await pilot.press("b")
-        panel = app.screen.query_one(DebuggerPanel)
-        await wait_until(pilot, lambda: panel.view.waiting, "the replay to stop")
+        panel = await stopped_panel(pilot, app, "the replay to stop")
         assert panel.view.line == raising
         assert str(handlers.resolve()) == panel.view.file
         await command(pilot, app, "c")

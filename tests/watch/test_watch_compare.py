@@ -89,6 +89,8 @@ def test_paths_are_classified() -> None:
     assert plan.classify("/elsewhere/read.json") == EVENT
     assert plan.classify("/elsewhere/other.json") is None
     assert plan.classify("/p/build/pkg/handlers.py") is None
+    assert plan.classify("/p/src/.aws-sam/build/handlers.py") is None  # a hidden directory
+    assert plan.classify("/p/src/.hidden.py") == SOURCE  # a hidden file is a source
 
 
 def test_plan_of_the_demo_project(project: Path, workspace: Workspace) -> None:

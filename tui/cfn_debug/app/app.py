@@ -28,6 +28,7 @@ from cfn_debug.app.commands import EventCommands
 from cfn_debug.app.config import AppConfig
 from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import (
+    DebuggerEvent,
     ExportFinished,
     JournalStopped,
     Progress,
@@ -40,7 +41,6 @@ from cfn_debug.app.screens.export import EXPORT_FORMATS, ExportScreen
 from cfn_debug.app.screens.help import HelpScreen
 from cfn_debug.app.screens.main import MainScreen
 from cfn_debug.app.themes import DARK, LIGHT, THEMES, palette_for
-from cfn_debug.app.widgets.debugger_panel import DebuggerEvent, DebuggerPanel
 from cfn_debug.app.widgets.run_status import Prompt
 from cfn_debug.locations import screenshot_dir
 from cfn_debug.records import Action
@@ -144,19 +144,14 @@ class CfnDebugApp(App[int]):
     @on(SessionLoaded)
     @on(JournalStopped)
     @on(Progress)
+    @on(DebuggerEvent)
     def _to_main(self, message: Message) -> None:
         """What the App's workers post (opening the project, reading a saved session, the
-        journal) belongs to the main screen's job: route it there. The chain and watch workers
+        journal, a worker's pdb from the debug channel's threads) belongs to the main screen's
+        job: route it there. The chain and watch workers
         run on the main screen and post to it."""
         if self._ui_alive():
             self.main.post_message(message)
-
-    @on(DebuggerEvent)
-    def _to_debugger(self, message: DebuggerEvent) -> None:
-        """A worker's pdb (from the debug channel's threads): to the main screen's panel."""
-        if self._ui_alive():
-            for panel in self.main.query(DebuggerPanel):
-                panel.post_message(DebuggerEvent(message.session, message.event))
 
     def _apply_palette(self) -> None:
         if self._ui_alive():

@@ -13,10 +13,10 @@ that runs once the project is open finds it loaded.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cfn_debug.app import event_editing, watching
-from cfn_debug.app.widgets.debugger_panel import PanelFeed
+from cfn_debug.app.messages import DebuggerEvent
 from cfn_debug.debugger.options import DebugOptions
 from cfn_debug.demo.runs import requested_name, reset_state
 from cfn_debug.journal.session import Journal
@@ -26,8 +26,20 @@ from cfn_debug.workspace import Workspace
 if TYPE_CHECKING:
     from cfn_debug.app.config import AppConfig
     from cfn_debug.app.opening import OpenProgress
+    from cfn_debug.endpoint.debugchannel import DebugSession
 
 __all__ = ["event_editing", "requested_name", "reset_state", "watching"]  # re-exported
+
+
+class PanelFeed:
+    """The pdb front-end of the dashboard (debugchannel's ``on_session``): every event of every
+    session goes to ``post`` as a DebuggerEvent (post_message is safe from any thread)."""
+
+    def __init__(self, post: Any) -> None:
+        self.post = post
+
+    def on_session(self, session: DebugSession) -> None:
+        session.listener = lambda s, e: self.post(DebuggerEvent(s, e))
 
 
 def open_workspace(config: AppConfig, progress: OpenProgress) -> Workspace:

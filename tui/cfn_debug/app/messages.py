@@ -10,7 +10,9 @@
   beside the widget. The screen tells its widgets what to show by their methods and
   attributes (attributes down, messages up).
 
-None of them bubbles: a message routed to a screen stops there.
+None of them bubbles: a message routed to a screen stops there. The dataclass messages keep
+Textual's identity equality and repr (``eq=False, repr=False``): a message is an event, not a
+value, and the generated methods would double what the classes cost at start-up.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from cfn_debug import records, scenarios, watch
+    from cfn_debug.endpoint.debugchannel import DebugEvent, DebugSession
     from cfn_debug.journal.session import Session
     from cfn_debug.workspace import Workspace
 
@@ -55,94 +58,94 @@ class WorkspaceFailed(Routed):
 # events): a screen drops a late event of a run it no longer shows.
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class EngineMessage(Routed):
     """One event of the engine's stream, as it arrived."""
 
     generation: int | None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ChainRunStarted(EngineMessage):
     """The chain started: its record, with no steps yet."""
 
     event: records.RunStarted
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ChainInvoking(EngineMessage):
     """A request went to the handler; it is in flight."""
 
     event: records.InvocationStarted
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ChainStepCompleted(EngineMessage):
     """The handler answered: one more step."""
 
     event: records.StepCompleted
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ChainDelaying(EngineMessage):
     """The chain waits out the handler's callbackDelaySeconds."""
 
     event: records.DelayStarted
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ChainAwaiting(EngineMessage):
     """Step mode: the chain waits for the user to send the next invocation."""
 
     event: records.AwaitingStep
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ChainRunEnded(EngineMessage):
     """The chain ended: its complete record."""
 
     event: records.RunEnded
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class RunCompared(EngineMessage):
     """A run's findings against the previous run of its event."""
 
     event: watch.Comparison
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class WatchReadied(EngineMessage):
     """Watch mode picks up saves from now."""
 
     event: watch.WatchReady
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class SaveDetected(EngineMessage):
     """Saves that matter arrived (a re-run follows, after the build if any)."""
 
     event: watch.ChangeDetected
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class BuildBegan(EngineMessage):
     event: watch.BuildStarted
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class BuildEnded(EngineMessage):
     event: watch.BuildFinished
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class WatchProblemFound(EngineMessage):
     """Something to fix before a re-run can happen (a broken event or schema)."""
 
     event: watch.WatchProblem
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class RerunBegan(EngineMessage):
     """A save re-runs an event: the dashboard's run ``generation`` from now."""
 
@@ -154,49 +157,49 @@ class RerunBegan(EngineMessage):
 # late event of a run it replaced. A scenario's chain events travel as the ``Chain*`` messages.
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenarioMessage(Routed):
     """One event of the scenario stream, as it arrived."""
 
     generation: int
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenarioBegan(ScenarioMessage):
     """A scenario starts to play (it is ``index`` of the ``total`` of this run)."""
 
     event: scenarios.ScenarioStarted
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenarioActionBegan(ScenarioMessage):
     """A chain of the scenario is about to run; its ``Chain*`` messages follow."""
 
     event: scenarios.ActionStarted
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenarioJudged(ScenarioMessage):
     """The scenario reached a verdict."""
 
     event: scenarios.VerdictReached
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenarioNoted(ScenarioMessage):
     """Something the scenario says that is no verdict (cleanup, a skip, a block)."""
 
     event: scenarios.ScenarioNote
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenarioFinished(ScenarioMessage):
     """The scenario ended: its result."""
 
     event: scenarios.ScenarioEnded
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenariosFailed(Routed):
     """The scenario run stopped on an error (the engine's, or a bug: its type and text)."""
 
@@ -204,14 +207,14 @@ class ScenariosFailed(Routed):
     error: str
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ScenariosDone(Routed):
     """The scenario worker returned (after the last scenario, an error or a cancel)."""
 
     generation: int
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class JournalStopped(Routed):
     """The session journal stopped (a full disk): said once, the runs go on."""
 
@@ -274,3 +277,13 @@ class Progress(Routed):
         self.done = done
         self.total = total
         self.finished = finished
+
+
+class DebuggerEvent(Routed):
+    """One event of a worker's pdb, posted from the debug channel's threads (``engine.PanelFeed``)
+    for the main screen's Debugger panel."""
+
+    def __init__(self, session: DebugSession, event: DebugEvent) -> None:
+        super().__init__()
+        self.session = session
+        self.event = event

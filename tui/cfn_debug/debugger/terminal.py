@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from cfn_debug.endpoint.debugchannel import DebugEvent, DebugSession
+if TYPE_CHECKING:
+    from cfn_debug.endpoint.debugchannel import DebugEvent, DebugSession
 
 BANNER = (
     "[cfn-debug] the handler stopped at {where}: pdb (c continues, n next, s step, p EXPR, "

@@ -3,7 +3,8 @@
 Concurrency policy: an invocation takes an idle warm worker; when every worker of the function is
 busy a new one is spawned (as Lambda scales out to a new execution environment), up to
 MAX_WORKERS_PER_FUNCTION; beyond that invocations queue for the next free worker. A worker that
-timed out, crashed, failed to initialise, lost its log sentinel or predates a source change is
+timed out, crashed, failed to initialise, lost its log sentinel or predates a change to the
+sources or to the build's configuration (the runtime's build_files: tsconfig.json, pom.xml) is
 never reused.
 
 Workers are forked from the fork server of the function's environment (interpreter and
@@ -22,6 +23,7 @@ from cfn_debug.endpoint import forkserver
 from cfn_debug.endpoint.forkserver import HOST_ESSENTIALS
 from cfn_debug.endpoint.invocation import Invocation
 from cfn_debug.endpoint.runtimes import Runtime, RuntimeOptions
+from cfn_debug.endpoint.runtimes.base import signature
 from cfn_debug.endpoint.runtimes.python import PythonRuntime
 from cfn_debug.endpoint.sourcewatch import SourceWatch
 from cfn_debug.endpoint.template import FunctionSpec
@@ -114,8 +116,10 @@ class FunctionPool:
         self._generation = 0
         #: The code directory's signature, told by the kernel's change events where it can be.
         self._source = SourceWatch(runtime.source_dir())
+        #: The build's configuration outside the sources (none for Python), stat()ed at each look.
+        self._build_files = runtime.build_files()
         #: None until the first look (at the first invocation: no worker is idle before it).
-        self._signature: tuple[int, int, int] | None = None
+        self._signature: tuple[tuple[int, int, int], str] | None = None
         self._cond = threading.Condition()
         self._closed = False
         self._used = False  # has run an invocation (restart(prewarm=True) replaces only those)
@@ -148,8 +152,13 @@ class FunctionPool:
                 self._release(worker, invocation)
         return worker
 
+    def _look(self) -> tuple[tuple[int, int, int], str]:
+        """The signatures of the sources and of the build files."""
+        built = signature(self._build_files)[1] if self._build_files else ""
+        return self._source.signature(), built
+
     def _check_source(self) -> None:
-        signature = self._source.signature()
+        signature = self._look()
         with self._cond:
             if self._signature is None:
                 self._signature = signature
@@ -162,7 +171,7 @@ class FunctionPool:
         (watch mode, after a save) starts the replacement of a function that has run at once,
         so it imports the new code while the re-run is being prepared."""
         with self._cond:
-            self._signature = self._source.signature()
+            self._signature = self._look()
             self._retire_idle_locked()
             prewarm = prewarm and self._used and not self._closed
         self._check_environment()

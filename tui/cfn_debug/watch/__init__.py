@@ -24,7 +24,10 @@ Decisions:
   that enforces a unique natural key then answers AlreadyExists, the truth about that request.
 - the handler sources are ``<project>/src`` when it exists (a `cfn init` project's layout; build
   output such as ``build/`` or ``.aws-sam/`` is never watched, so a ``--build`` cannot trigger
-  itself), else each function's code directory.
+  itself), else each function's code directory; for a runtime that builds its code, also what it
+  builds from (a Go module's root, its output bin/ excepted) and its build files (tsconfig.json,
+  package.json, pom.xml: ``Runtime.build_files``). A change in a hidden directory below the
+  sources (``.aws-sam/`` in a Go module's root) is none.
 - a source or schema change re-runs the targets (the events of the last full run, or what
   ``set_targets`` named); an event file change re-runs that event only.
 """

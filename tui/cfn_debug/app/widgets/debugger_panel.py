@@ -2,8 +2,9 @@
 stopped at, an input line with history). Hidden until a handler stops; the rest of the dashboard
 stays live (pdb runs in the worker, its messages arrive on the debug channel's threads).
 
-The panel is told each event by ``DebuggerEvent`` (posted from any thread by ``PanelFeed``);
-what it shows is a debugger/pdbview.PdbView, updated by that event.
+The main screen mounts the panel when the first ``DebuggerEvent`` arrives (a handler stopped)
+and tells it each event by ``take``; what it shows is a debugger/pdbview.PdbView, updated by
+that event.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Input, Static
 
 from cfn_debug.debugger.pdbview import History, PdbView
@@ -25,26 +25,6 @@ if TYPE_CHECKING:
     from textual.widgets import RichLog
 
 HINT = "pdb: c continue · n next · s step · p/pp EXPR · l list · w where · q end the invocation"
-
-
-class DebuggerEvent(Message):
-    """One event of a worker's pdb, for the panel."""
-
-    def __init__(self, session: DebugSession, event: DebugEvent) -> None:
-        super().__init__()
-        self.session = session
-        self.event = event
-
-
-class PanelFeed:
-    """The pdb front-end of the dashboard (debugchannel's ``on_session``): every event of every
-    session goes to ``post`` as a DebuggerEvent (post_message is safe from any thread)."""
-
-    def __init__(self, post: Any) -> None:
-        self.post = post
-
-    def on_session(self, session: DebugSession) -> None:
-        session.listener = lambda s, e: self.post(DebuggerEvent(s, e))
 
 
 class PdbInput(Input):
@@ -120,13 +100,12 @@ class DebuggerPanel(Vertical):
         self.mount(self._log, before=self.query_one(PdbInput))
         return self._log
 
-    def on_debugger_event(self, message: DebuggerEvent) -> None:
-        message.stop()
-        event = message.event
-        if self.session is not message.session:
+    def take(self, session: DebugSession, event: DebugEvent) -> None:
+        """One event of a worker's pdb (the screen's DebuggerEvent)."""
+        if self.session is not session:
             if event.kind not in ("stop", "input"):
                 return  # another worker's session that is not stopped: nothing to show
-            self.session = message.session
+            self.session = session
             self.view.file = self.view.line = None
         log = self._output()
         for line in self.view.apply(event):

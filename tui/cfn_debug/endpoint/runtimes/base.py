@@ -14,7 +14,7 @@ import fcntl
 import hashlib
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -103,32 +103,30 @@ class Runtime(ABC):
         """The sources whose change makes the warm workers stale."""
         return self.spec.code_dir
 
+    def build_files(self) -> list[Path]:
+        """The build's inputs outside ``source_dir()`` (its configuration: tsconfig.json,
+        pom.xml, ...; they need not exist): a change to one rebuilds the code at the next worker
+        start and, as a source change does, retires the warm workers and re-runs in watch mode."""
+        return []
+
     def describe(self) -> str:
         """A few words naming the runtime and its toolchain, e.g. "node v20.11.1"."""
         return self.spec.runtime or self.family
 
 
-def newest_mtime(root: Path, skip: frozenset[str] = frozenset()) -> float:
-    """The newest modification time of a file under ``root`` (0.0 when there is none); hidden
-    directories and ``skip`` are not walked."""
-    newest = 0.0
-    stack = [str(root)]
-    while stack:
+def signature(files: Iterable[Path]) -> tuple[int, str]:
+    """(newest mtime in ns, digest of every file's path, mtime and size): the digest changes on
+    any save, rename or removal; the mtime compares with a build output's."""
+    digest = hashlib.sha256()
+    newest = 0
+    for path in files:
         try:
-            entries = os.scandir(stack.pop())
+            stat = path.stat()
         except OSError:
             continue
-        with entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in skip and not entry.name.startswith("."):
-                            stack.append(entry.path)
-                        continue
-                    newest = max(newest, entry.stat().st_mtime)
-                except OSError:
-                    continue
-    return newest
+        newest = max(newest, stat.st_mtime_ns)
+        digest.update(f"{path}\0{stat.st_mtime_ns}\0{stat.st_size}\n".encode())
+    return newest, digest.hexdigest()[:32]
 
 
 def build_cache_dir() -> Path:

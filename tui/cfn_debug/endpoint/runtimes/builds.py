@@ -1,6 +1,6 @@
-"""What the Go and Java runtimes share to build a project's code: a signature of its sources, a
-cache directory per project outside it, and running a build tool with its last lines kept for the
-error (the cross-process lock is base.build_lock).
+"""What the runtimes that build a project's code (Node, Go, Java) share: the files of its build
+inputs (their signature is base.signature), a cache directory per project outside it, and running
+a build tool with its last lines kept for the error (the cross-process lock is base.build_lock).
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ ERROR_LINES = 12
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def source_files(root: Path, suffixes: tuple[str, ...], skip: Iterable[Path] = ()) -> list[Path]:
-    """The files under ``root`` whose names end with one of ``suffixes``, without hidden
-    directories, SKIP_DIRS and the directories in ``skip`` (build outputs)."""
+def source_files(
+    root: Path, suffixes: tuple[str, ...] = ("",), skip: Iterable[Path] = ()
+) -> list[Path]:
+    """The files under ``root`` whose names end with one of ``suffixes`` (every file by
+    default), without hidden directories, SKIP_DIRS and the directories in ``skip`` (build
+    outputs)."""
     skipped = {Path(path).resolve() for path in skip}
     found: list[Path] = []
     stack = [root]
@@ -51,21 +54,6 @@ def source_files(root: Path, suffixes: tuple[str, ...], skip: Iterable[Path] = (
             elif entry.name.endswith(suffixes):
                 found.append(Path(entry.path))
     return sorted(found)
-
-
-def signature(files: Iterable[Path]) -> tuple[int, str]:
-    """(newest mtime in ns, digest of every file's path, mtime and size): the digest changes on
-    any save, rename or removal; the mtime compares with a build output's."""
-    digest = hashlib.sha256()
-    newest = 0
-    for path in files:
-        try:
-            stat = path.stat()
-        except OSError:
-            continue
-        newest = max(newest, stat.st_mtime_ns)
-        digest.update(f"{path}\0{stat.st_mtime_ns}\0{stat.st_size}\n".encode())
-    return newest, digest.hexdigest()[:32]
 
 
 def cache_dir(kind: str, project_dir: Path) -> Path:

@@ -7,7 +7,9 @@ private working directory and ``java.io.tmpdir`` (see java_shim). The entry poin
 ``executableEntrypoint`` of ``.rpdk-config`` (the plugin's ``cfn generate`` writes it), the jar is
 the function's CodeUri when it names one, else the project's ``target/*.jar`` (the shaded one,
 not ``original-*``). A missing jar is built with ``mvn -B package -DskipTests`` where Maven is
-installed (a jar older than ``src/`` or ``pom.xml`` too: watch mode rebuilds so); Maven needs its
+installed (a jar older than one of the build's inputs too: the sources and resources under
+``src/``, and ``build_files()``: pom.xml, lombok.config and the type's schema, which the plugin's
+pom generates code from and packs into the jar; watch mode rebuilds so); Maven needs its
 repository (Maven Central), and a build that cannot reach it fails with Maven's own last lines.
 
 cfn-debug's launcher class (java_launcher/, compiled once with the JDK's ``javac`` into the state
@@ -43,6 +45,7 @@ from cfn_debug.endpoint.runtimes.base import (
     RuntimeOptions,
     build_cache_dir,
     build_lock,
+    signature,
 )
 from cfn_debug.endpoint.runtimes.handler_request import RequestRefused, as_handler_request
 from cfn_debug.endpoint.template import FunctionSpec
@@ -56,6 +59,8 @@ LAUNCHER_CLASS = "CfnDebugLauncher"
 JVM_ARGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xshare:auto")
 #: Linux caps one argument at 32 pages (its NUL included).
 MAX_ARGUMENT = 32 * 4096 - 1
+#: The files under src/ that go into the jar (sources and resources; log4j2.xml is one).
+SOURCE_SUFFIXES = (".java", ".json", ".properties", ".xml")
 
 
 class JavaRuntime(Runtime):
@@ -127,6 +132,14 @@ class JavaRuntime(Runtime):
         src = self.project_dir / "src"
         return src if src.is_dir() else self.project_dir
 
+    def build_files(self) -> list[Path]:
+        """pom.xml, lombok.config and the schema (`cfn init`'s file name for the typeName)."""
+        files = [self.project_dir / "pom.xml", self.project_dir / "lombok.config"]
+        type_name = _type_name(self.project_dir)
+        if type_name:  # as cfn_debug.project.schema_file_name names it
+            files.append(self.project_dir / (type_name.lower().replace("::", "-") + ".json"))
+        return files
+
     def describe(self) -> str:
         jar = self._jar or self._find_jar()
         shown = jar.name if jar is not None else "target/*.jar"
@@ -165,11 +178,8 @@ class JavaRuntime(Runtime):
         return max(jars, key=lambda p: p.stat().st_mtime_ns) if jars else None
 
     def _stale(self, jar: Path) -> bool:
-        files = builds.source_files(self.project_dir / "src", (".java", ".json", ".properties"))
-        pom = self.project_dir / "pom.xml"
-        if pom.is_file():
-            files.append(pom)
-        newest, _ = builds.signature(files)
+        files = builds.source_files(self.project_dir / "src", SOURCE_SUFFIXES)
+        newest, _ = signature([*files, *self.build_files()])
         try:
             return jar.stat().st_mtime_ns < newest
         except OSError:

@@ -12,12 +12,15 @@ that, of the project's package.json.
 Building (``prepare``): the project's dependencies are installed when node_modules is missing or
 older than package.json / package-lock.json (``npm ci`` with a lockfile, else ``npm install``),
 and the project's ``build`` script is run when the handler's output directory (``dist/``) is
-missing or older than ``src/``, or when the last build cfn-debug ran failed (tsc writes its
-output even when it reports errors, so a fresh dist/ does not say the build passed; the failure
-is remembered outside the project until a build succeeds): once, under a lock, reported
-through the endpoint's progress callback. Decision: node_modules/ and dist/ are written where
-the project's own build writes them (what ``npm ci && npm run build``, the plugin's Makefile,
-would make); nothing else is written into the project.
+missing or older than one of the build's inputs (``src/``, and ``build_files()``: the package's
+tsconfig*.json, package.json with its scripts, package-lock.json), or when the last build
+cfn-debug ran failed (tsc writes its output even when it reports errors, so a fresh dist/ does
+not say the build passed; the failure is remembered outside the project until a build succeeds):
+once, under a lock, reported through the endpoint's progress callback. A build that succeeded
+from the very inputs there are now is not run again (an incremental tsc may leave dist/ as it
+was: their signature is kept outside the project). Decision: node_modules/ and dist/ are written
+where the project's own build writes them (what ``npm ci && npm run build``, the plugin's
+Makefile, would make); nothing else is written into the project.
 """
 
 from __future__ import annotations
@@ -33,14 +36,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from cfn_debug.endpoint.pyenv import EnvProgress
+from cfn_debug.endpoint.runtimes import builds
 from cfn_debug.endpoint.runtimes.base import (
     BuildFailed,
     Launch,
     Runtime,
     build_cache_dir,
     build_lock,
-    newest_mtime,
     project_key,
+    signature,
 )
 from cfn_debug.endpoint.runtimes.semver import parse_version, satisfies
 from cfn_debug.errors import EndpointError
@@ -106,12 +110,26 @@ def failed_build_marker(package_root: Path) -> Path:
     return build_cache_dir() / "failed-builds" / project_key(package_root)
 
 
+def build_stamp(package_root: Path) -> Path:
+    """The file (outside the project) holding the signature of the inputs of the last build
+    cfn-debug ran in ``package_root`` that succeeded."""
+    return build_cache_dir() / "built-inputs" / project_key(package_root)
+
+
 def _read_json(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+#: The package.json fields whose packages `npm install` puts under node_modules/.
+DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+
+
+def _declares_dependencies(package: dict[str, Any]) -> bool:
+    return any(isinstance(package.get(key), dict) and package[key] for key in DEPENDENCY_FIELDS)
 
 
 def _engines(package: dict[str, Any] | None) -> str | None:
@@ -210,12 +228,29 @@ class NodeRuntime(Runtime):
         src = self.package_root / "src"
         return src if src.is_dir() else self.spec.code_dir
 
+    def build_files(self) -> list[Path]:
+        """The package's tsconfig*.json, package.json (the build script) and lockfile."""
+        root = self.package_root
+        configs = sorted(root.glob("tsconfig*.json"))
+        return [*configs, root / "package.json", root / "package-lock.json"]
+
+    def _build_inputs(self) -> tuple[int, str]:
+        """The signature of what the build reads: src/ (unless it is the code directory,
+        which holds the output too) and build_files()."""
+        src = self.source_dir()
+        sources = builds.source_files(src) if src != self.spec.code_dir else []
+        return signature([*sources, *self.build_files()])
+
     def _needs_install(self) -> bool:
         if not (self.package_root / "package.json").is_file():
             return False
         modules = self.package_root / "node_modules"
         if not modules.is_dir():
-            return True
+            # npm creates no node_modules/ for a package that depends on nothing: installing
+            # again at every start would cost a second each time and change nothing. A
+            # package.json that does not parse goes to npm, which says where it is broken.
+            package = _read_json(self.package_root / "package.json")
+            return package is None or _declares_dependencies(package)
         try:
             installed = (modules / NPM_MARKER).stat().st_mtime
         except OSError:
@@ -237,11 +272,16 @@ class NodeRuntime(Runtime):
             return True
         if failed_build_marker(self.package_root).exists():
             return True
-        src = self.source_dir()
-        if src == self.spec.code_dir:
-            return False  # no sources apart from the output: nothing to compare
-        built = newest_mtime(output)
-        return built == 0.0 or newest_mtime(src) > built
+        built, _ = signature(builds.source_files(output))
+        if built == 0:
+            return True
+        newest, inputs = self._build_inputs()
+        if newest <= built:
+            return False
+        with contextlib.suppress(OSError):
+            if build_stamp(self.package_root).read_text() == inputs:
+                return False  # built from these very inputs: the build left dist/ as it was
+        return True
 
     def prepare(self) -> None:
         if not (self._needs_install() or self._needs_build()):
@@ -257,8 +297,13 @@ class NodeRuntime(Runtime):
                 self._build()
 
     def _build(self) -> None:
-        """``npm run build``, remembering a failure so the next start builds again."""
+        """``npm run build``, remembering a failure so the next start builds again, and a
+        success's inputs."""
         marker = failed_build_marker(self.package_root)
+        stamp = build_stamp(self.package_root)
+        _, inputs = self._build_inputs()  # as they were when the build read them
+        with contextlib.suppress(OSError):
+            stamp.unlink(missing_ok=True)
         try:
             self._run(["run", "build"], "building")
         except BuildFailed:
@@ -268,6 +313,8 @@ class NodeRuntime(Runtime):
             raise
         with contextlib.suppress(OSError):
             marker.unlink(missing_ok=True)
+            stamp.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            stamp.write_text(inputs)
 
     def _run_install_check(self) -> None:
         if self._version is not None:

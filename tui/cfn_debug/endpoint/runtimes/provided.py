@@ -27,13 +27,20 @@ from typing import ClassVar
 
 from cfn_debug.endpoint.pyenv import EnvProgress
 from cfn_debug.endpoint.runtimes import builds
-from cfn_debug.endpoint.runtimes.base import Launch, Runtime, RuntimeOptions, build_lock
+from cfn_debug.endpoint.runtimes.base import (
+    Launch,
+    Runtime,
+    RuntimeOptions,
+    build_lock,
+    signature,
+)
 from cfn_debug.endpoint.runtimes.handler_request import as_handler_request
 from cfn_debug.endpoint.template import FunctionSpec
 from cfn_debug.errors import EndpointError
 
 RUNTIMES = ("provided", "provided.al2", "provided.al2023", "go1.x")
-GO_SUFFIXES = (".go", "go.mod", "go.sum", "modules.txt")
+#: The build's inputs under the module's root (vendor/modules.txt: the vendored modules' list).
+GO_SUFFIXES = (".go", "go.mod", "go.sum", "go.work", "go.work.sum", "modules.txt")
 
 
 class ProvidedRuntime(Runtime):
@@ -114,7 +121,7 @@ class ProvidedRuntime(Runtime):
         if self.go_root is None:
             return 0, ""
         files = builds.source_files(self.go_root, GO_SUFFIXES, skip=[self.spec.code_dir])
-        return builds.signature(files)
+        return signature(files)
 
     def _stale(self) -> bool:
         if self.go_root is None:

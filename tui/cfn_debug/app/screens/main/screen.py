@@ -1,5 +1,6 @@
 """The main screen: the dashboard's job. It lays out the header, the events tree, the timeline,
-the progress bar, the status line and the step detail, holds the run it shows (a ``RunView``:
+the progress bar, the status line, the step detail and, once a handler stops in pdb, the
+Debugger panel, holds the run it shows (a ``RunView``:
 one source of truth for all of them) and runs the keys of that job. What its workers post (one
 message per outcome of the engine's stream) and what the App routes to it (the workspace) change
 its state; it then tells its widgets what to show by their methods (attributes down), and they
@@ -22,6 +23,7 @@ from cfn_debug.app.chain_runs import ChainRuns, watch_support
 from cfn_debug.app.config import MODES
 from cfn_debug.app.live import LiveSession
 from cfn_debug.app.messages import (
+    DebuggerEvent,
     SessionLoaded,
     WorkspaceFailed,
     WorkspaceReady,
@@ -32,7 +34,6 @@ from cfn_debug.app.runview import RunView
 from cfn_debug.app.screens.main.actions import MainActions
 from cfn_debug.app.screens.main.stream import MainStream
 from cfn_debug.app.summary import landing_row, run_summary, transcript_kind
-from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
 from cfn_debug.app.widgets.events_panel import EventsPanel
 from cfn_debug.app.widgets.header import SessionHeader
 from cfn_debug.app.widgets.notices import Notices
@@ -43,6 +44,7 @@ from cfn_debug.app.widgets.timeline import Timeline
 from cfn_debug.errors import CfnDebugError
 
 if TYPE_CHECKING:
+    from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
     from cfn_debug.chain import ChainControl, ChainOptions
     from cfn_debug.events import EventSpec
     from cfn_debug.workspace import Workspace
@@ -85,6 +87,8 @@ class MainScreen(MainActions, MainStream, Screen[None]):
         self.chains: ChainRuns | None = None
         #: True from mount to unmount: the App routes messages here only then.
         self.alive = False
+        #: The Debugger panel, mounted when a handler first stops in pdb.
+        self._debugger: DebuggerPanel | None = None
 
     def compose(self) -> ComposeResult:
         det = self._deterministic
@@ -96,7 +100,6 @@ class MainScreen(MainActions, MainStream, Screen[None]):
                 yield Notices(id="notices")
                 yield WorkProgress(deterministic=det, id="work")
                 yield RunStatus(deterministic=det, id="status")
-                yield DebuggerPanel(id="debugger")
                 yield StepDetail(self._contract_of, deterministic=det, id="detail")
         yield Footer()
 
@@ -162,6 +165,18 @@ class MainScreen(MainActions, MainStream, Screen[None]):
     def _step_selected(self, message: Timeline.Selected) -> None:
         message.stop()
         self.detail.select_step(self.view, message.row)
+
+    async def on_debugger_event(self, message: DebuggerEvent) -> None:
+        """A worker's pdb: the Debugger panel shows it, mounted above the step detail when the
+        first event arrives (most sessions never debug: the panel stays off the first frame)."""
+        panel = self._debugger
+        if panel is None:
+            # lazy: the panel brings pdb's view and the debug channel (~10 ms of start-up)
+            from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
+
+            panel = self._debugger = DebuggerPanel(id="debugger")
+            await self.query_one("#right").mount(panel, before=self.detail)
+        panel.take(message.session, message.event)
 
     # --- opening --------------------------------------------------------------------------
 
