@@ -9,6 +9,7 @@ from cfn_debug.scenarios.outcome import (
     failed_with,
     judge_listed,
 )
+from cfn_debug.scenarios.update import refused_anyway
 
 if TYPE_CHECKING:
     from cfn_debug.scenarios.play import Play
@@ -30,6 +31,10 @@ async def delete_update(p: Play) -> None:
     if await p.setup_delete(created) is None:
         return
     run = await p.update(desired, created.model, "update after delete")
+    refused = await refused_anyway(p, run)
+    if refused is not None:
+        p.block(f"update after delete ended {describe(run)}{refused}")
+        return
     _not_found(p, run, "update after delete")
 
 

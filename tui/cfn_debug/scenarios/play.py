@@ -397,6 +397,8 @@ class Play:
 
     async def setup_update(self, created: Created, label: str = "update") -> RunRecord | None:
         run = await self.update(self.update_request(created), created.model, label)
+        if self.runner.update_outcome is None and status_of(run) in ("SUCCESS", "FAILED"):
+            self.runner.update_outcome = run
         if succeeded(run):
             return run
         self.block(f"{label} ended {describe(run)}: the scenario needs it to succeed")

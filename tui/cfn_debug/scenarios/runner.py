@@ -34,6 +34,7 @@ from cfn_debug.chain import ChainControl, ChainOptions
 from cfn_debug.errors import CfnDebugError
 from cfn_debug.events import Shape
 from cfn_debug.infrastructure import NOT_LOADED, infrastructure_error
+from cfn_debug.records import RunRecord
 from cfn_debug.scenarios.catalogue import SCENARIOS, Scenario, select
 from cfn_debug.scenarios.generate import example_update
 from cfn_debug.scenarios.inputs import ScenarioInputs, resolve_inputs
@@ -101,6 +102,9 @@ class ScenarioRunner:
         #: all (no type configuration, no service) would fail too
         self.create_succeeded = False
         self.create_failed: str | None = None
+        #: the first update of a resource that exists that ended SUCCESS or FAILED: whether the
+        #: handler takes the update input at all (scenarios/update.py, refused_anyway)
+        self.update_outcome: RunRecord | None = None
 
     def cancel(self) -> None:
         """Stop: the running chain is abandoned; what was created is reported, not deleted."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cfn_debug.records import RunRecord
 from cfn_debug.scenarios.generate import fresh_identifier
 from cfn_debug.scenarios.inputs import (
     create_only_names,
@@ -15,10 +16,12 @@ from cfn_debug.scenarios.inputs import (
 )
 from cfn_debug.scenarios.outcome import (
     describe,
+    error_code_of,
     failed_with,
     judge_listed,
     message_of,
     model_of,
+    status_of,
     succeeded,
 )
 from cfn_debug.schema import MISSING, identifier_model, resolve_pointer
@@ -93,6 +96,10 @@ async def update_without_create(p: Play) -> None:
             f"first ended {failed_create}): not judged, the handler may not work here at all"
         )
         return
+    refused = await refused_anyway(p, run)
+    if refused is not None:
+        p.block(f"{label} ended {describe(run)}{refused}")
+        return
     text = f"the update ended {describe(run)}"
     if failed_with(run, "NotFound") and not ok:
         text += ", without a message"
@@ -101,6 +108,39 @@ async def update_without_create(p: Play) -> None:
         if returned and returned != identifier:
             text += f": it created {identifier_text(returned)} instead"
     p.verdict("scenario-update-not-found", ok, text, label, "/errorCode")
+
+
+async def refused_anyway(p: Play, run: RunRecord) -> str | None:
+    """When ``run``, an update of a resource that does not exist, ended FAILED with an error
+    code other than NotFound, and the same update input of a resource that exists ends FAILED
+    with that code too: why NotFound is not judged (the text to put after the run's outcome).
+    The handler refuses the input itself (a property it cannot change, say), and a correct
+    handler may look at its input before it looks for the resource. Else None.
+
+    Known from the first update of a created resource a scenario sent (update-read runs before
+    the scenarios that ask), else found out once: a create and that update, deleted by the
+    cleanup."""
+    code = error_code_of(run)
+    if status_of(run) != "FAILED" or code in (None, "NotFound"):
+        return None
+    if p.runner.update_outcome is None:
+        label = "create, to see whether the handler takes this update of a resource that exists"
+        created = await p.create(p.create_input, label)
+        if not (succeeded(created.run) and created.identifier):
+            return None
+        probe = await p.update(
+            p.update_request(created), created.model, "the same update of that resource"
+        )
+        if status_of(probe) in ("SUCCESS", "FAILED"):
+            p.runner.update_outcome = probe
+    known = p.runner.update_outcome
+    if known is None or not failed_with(known, code):
+        return None
+    return (
+        f", as the same update of a resource that exists did ({describe(known)}): the handler "
+        "refuses this update input whatever the resource, so whether it answers NotFound is "
+        "not judged; give an update input it takes"
+    )
 
 
 def _never_created_identifier(p: Play) -> dict[str, Any]:
