@@ -132,6 +132,21 @@ def test_a_read_that_drops_requested_properties_is_a_should_naming_each() -> Non
     assert rules_of(nested) == [("read-back-keeps-requested", "/resourceModel/Config/Mode")]
 
 
+def test_a_request_nested_hundreds_deep_is_judged_not_a_crash() -> None:
+    """A request whose Config holds an object 900 levels deep (no schema allows it, but the
+    check reads whatever the event holds): the READ that drops the innermost value is reported
+    at its pointer, with no RecursionError."""
+
+    def nest(leaf: dict[str, Any]) -> dict[str, Any]:
+        for _ in range(900):
+            leaf = {"Deeper": leaf}
+        return leaf
+
+    request = {**REQUEST, "Config": nest({"Mode": "fast"})}
+    found = kept(request, {**KEPT, **request}, {**KEPT, "Config": nest({})})
+    assert [f.pointer for f in found] == ["/resourceModel/Config" + "/Deeper" * 900 + "/Mode"]
+
+
 def test_a_read_that_keeps_every_requested_property_has_no_finding() -> None:
     assert kept(REQUEST, KEPT, {**KEPT, "Size": 4, "Extra": "x"}) == []
 

@@ -132,36 +132,46 @@ def read_back_keeps_requested(
             f"requested {pointer} = {short(value, 60)} is missing from the READ right after "
             "SUCCESS",
         )
-        for pointer, value in _lacking(wanted, after, before, "")
+        for pointer, value in _lacking(wanted, after, before)
     ]
 
 
-def _lacking(
-    wanted: dict[str, Any], read: dict[str, Any], returned: Any, pointer: str
-) -> list[tuple[str, Any]]:
+def _lacking(wanted: dict[str, Any], read: dict[str, Any], returned: Any) -> list[tuple[str, Any]]:
     """(pointer, value) of each value ``wanted`` holds that ``read`` lacks and ``returned`` (the
-    SUCCESS model at the same place) has; into objects only, and not below what is lacking."""
+    SUCCESS model at the same place) has; into objects only, and not below what is lacking.
+    A walk with a list, not recursion: a request nested hundreds of levels deep is judged, not a
+    RecursionError."""
     found: list[tuple[str, Any]] = []
-    for key, value in wanted.items():
-        if not _has_value(value):
-            continue
-        here = join_pointer(pointer, key)
-        kept = returned.get(key, MISSING) if isinstance(returned, dict) else MISSING
-        if key not in read:
-            if kept is not MISSING:
-                found.append((here, value))
-        elif isinstance(value, dict) and isinstance(read[key], dict):
-            found.extend(_lacking(value, read[key], kept, here))
+    pending: list[tuple[dict[str, Any], dict[str, Any], Any, str]] = [(wanted, read, returned, "")]
+    while pending:
+        wants, has, kept_here, pointer = pending.pop()
+        below = []
+        for key, value in wants.items():
+            if not _has_value(value):
+                continue
+            here = join_pointer(pointer, key)
+            kept = kept_here.get(key, MISSING) if isinstance(kept_here, dict) else MISSING
+            if key not in has:
+                if kept is not MISSING:
+                    found.append((here, value))
+            elif isinstance(value, dict) and isinstance(has[key], dict):
+                below.append((value, has[key], kept, here))
+        pending.extend(reversed(below))
     return found
 
 
 def _has_value(value: Any) -> bool:
     """Whether ``value`` holds anything: null, "" and arrays and objects of nothing do not."""
-    if isinstance(value, dict):
-        return any(_has_value(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_value(v) for v in value)
-    return value is not None and value != ""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif item is not None and item != "":
+            return True
+    return False
 
 
 #: rule id -> check, for every read-back rule (scope "read-back").
