@@ -12,14 +12,17 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
+import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cfn_debug.errors import EndpointError
+from cfn_debug.filesafe import file_kind, read_text
 from cfn_debug.locations import runtimes_dir
 
 if TYPE_CHECKING:
@@ -127,6 +130,39 @@ def signature(files: Iterable[Path]) -> tuple[int, str]:
         newest = max(newest, stat.st_mtime_ns)
         digest.update(f"{path}\0{stat.st_mtime_ns}\0{stat.st_size}\n".encode())
     return newest, digest.hexdigest()[:32]
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in the regular file at ``path``; None when there is none (missing, not a
+    regular file: a FIFO is not waited on, unreadable, not JSON or not an object)."""
+    try:
+        data = json.loads(read_text(path))
+    except (OSError, ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def rpdk_config(project_dir: Path) -> dict[str, Any]:
+    """The project's ``.rpdk-config`` as read ({} without a readable one: project discovery
+    reports what is wrong with it)."""
+    return read_json_object(Path(project_dir) / ".rpdk-config") or {}
+
+
+def check_build_files(files: Iterable[Path]) -> None:
+    """Refuse a build input that exists but is not a regular file (a directory named
+    tsconfig.json, a FIFO named pom.xml: the build tool would fail obscurely or wait on it
+    forever); missing ones and dangling links are the build tool's to report."""
+    for path in files:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        if stat.S_ISREG(mode):
+            continue
+        raise EndpointError(
+            f"expected a regular file (an input of the project's build), found {file_kind(mode)}",
+            path=path,
+        )
 
 
 def build_cache_dir() -> Path:
