@@ -117,18 +117,18 @@ class Runtime(ABC):
         return self.spec.runtime or self.family
 
 
-def signature(files: Iterable[Path]) -> tuple[int, str]:
+def signature(files: Iterable[str | Path]) -> tuple[int, str]:
     """(newest mtime in ns, digest of every file's path, mtime and size): the digest changes on
     any save, rename or removal; the mtime compares with a build output's."""
     digest = hashlib.sha256()
     newest = 0
     for path in files:
         try:
-            stat = path.stat()
+            info = os.stat(path)
         except OSError:
             continue
-        newest = max(newest, stat.st_mtime_ns)
-        digest.update(f"{path}\0{stat.st_mtime_ns}\0{stat.st_size}\n".encode())
+        newest = max(newest, info.st_mtime_ns)
+        digest.update(f"{path}\0{info.st_mtime_ns}\0{info.st_size}\n".encode())
     return newest, digest.hexdigest()[:32]
 
 

@@ -31,13 +31,13 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def source_files(
     root: Path, suffixes: tuple[str, ...] = ("",), skip: Iterable[Path] = ()
-) -> list[Path]:
+) -> list[str]:
     """The files under ``root`` whose names end with one of ``suffixes`` (every file by
     default), without hidden directories, SKIP_DIRS and the directories in ``skip`` (build
     outputs)."""
-    skipped = {Path(path).resolve() for path in skip}
-    found: list[Path] = []
-    stack = [root]
+    skipped = {os.path.realpath(path) for path in skip}
+    found: list[str] = []  # strings: Path objects would cost more than the stat() of each
+    stack = [str(root)]
     while stack:
         folder = stack.pop()
         try:
@@ -45,14 +45,17 @@ def source_files(
         except OSError:
             continue
         for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
                 if entry.name in SKIP_DIRS or entry.name.startswith("."):
                     continue
-                path = Path(entry.path)
-                if path.resolve() not in skipped:
-                    stack.append(path)
+                if not skipped or os.path.realpath(entry.path) not in skipped:
+                    stack.append(entry.path)
             elif entry.name.endswith(suffixes):
-                found.append(Path(entry.path))
+                found.append(entry.path)
     return sorted(found)
 
 
