@@ -296,3 +296,19 @@ def test_an_rpdk_config_fifo_is_an_error_of_the_project_not_a_hang(tmp_path: Pat
     with pytest.raises(ProjectError, match="expected a regular file, found a FIFO") as error:
         read_settings(tmp_path)
     assert error.value.path == str(tmp_path / ".rpdk-config")
+
+
+def test_a_state_directory_that_cannot_be_written_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build lock lives in cfn-debug's state: when it cannot be created the error names it
+    (it was an OSError, reported as an internal error of cfn-debug)."""
+    blocked = tmp_path / "state"
+    blocked.write_text("a file where the state directory should be\n")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocked))
+    root = tmp_path / "project"
+    (root / "dist").mkdir(parents=True)
+    (root / "package.json").write_text(json.dumps({"scripts": {"build": "node -e 0"}}))
+    spec = FunctionSpec("TypeFunction", "dist/handlers.entrypoint", root, runtime="nodejs20.x")
+    with pytest.raises(EndpointError, match="cannot create this directory of cfn-debug's state"):
+        NodeRuntime(spec, root, RuntimeOptions()).prepare()  # dist/ is empty: a build is due

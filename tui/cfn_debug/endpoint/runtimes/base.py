@@ -176,13 +176,34 @@ def project_key(project_dir: Path) -> str:
     return hashlib.sha256(os.fsencode(Path(project_dir).resolve())).hexdigest()[:24]
 
 
+def state_directory(path: Path) -> Path:
+    """``path`` (a directory of cfn-debug's own state) created if missing; a one-line error
+    naming it when it cannot be (the state directory is read-only, or a file is in the way)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as error:
+        raise EndpointError(
+            f"cannot create this directory of cfn-debug's state: {error.strerror} (it must be "
+            "writable: set XDG_STATE_HOME to move it)",
+            path=error.filename or path,
+        ) from None
+    return path
+
+
 @contextlib.contextmanager
 def build_lock(project_dir: Path) -> Iterator[None]:
     """One build of a project at a time, across threads and processes (the functions of one
     project share its build; two `cfn-debug run`s may start together)."""
-    directory = build_cache_dir() / "locks"
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(directory / f"{project_key(project_dir)}.lock", "a+b") as handle:
+    lock = state_directory(build_cache_dir() / "locks") / f"{project_key(project_dir)}.lock"
+    try:
+        handle = open(lock, "a+b")  # noqa: SIM115 (closed by the with below)
+    except OSError as error:
+        raise EndpointError(
+            f"cannot create the build lock: {error.strerror} (cfn-debug's state directory must be "
+            "writable: set XDG_STATE_HOME to move it)",
+            path=lock,
+        ) from None
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

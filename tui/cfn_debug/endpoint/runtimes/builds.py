@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cfn_debug.endpoint import proctree
-from cfn_debug.endpoint.runtimes.base import BuildFailed, build_cache_dir
+from cfn_debug.endpoint.runtimes.base import BuildFailed, build_cache_dir, state_directory
 from cfn_debug.errors import EndpointError
 
 #: Directories never part of a project's sources (build outputs, tools' caches, VCS).
@@ -65,9 +65,7 @@ def cache_dir(kind: str, project_dir: Path) -> Path:
     resolved = Path(project_dir).resolve()
     key = hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in resolved.name)[:40]
-    path = build_cache_dir() / kind / f"{safe or 'project'}-{key}"
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    return state_directory(build_cache_dir() / kind / f"{safe or 'project'}-{key}")
 
 
 def find_tool(name: str, env_var: str | None = None) -> str | None:
