@@ -85,3 +85,32 @@ def test_a_host_the_handler_cannot_reach_is_not_its_answer() -> None:
     # a verdict the handler gave stays its own, whatever its message says
     not_found = {**progress, "errorCode": "NotFound", "message": node}
     assert infrastructure_error(InvokeResult(OutcomeKind.PROGRESS, 0.1, progress=not_found)) is None
+
+
+#: the page moto's server (Werkzeug) answers an operation it lacks or fails on with
+PAGE = "<!doctype html>\n<html lang=en>\n<title>500 Internal Server Error</title>\n"
+
+
+def test_an_error_page_a_javascript_sdk_reports_is_the_local_aws() -> None:
+    """Community::Organizations::Policy (TypeScript) on moto, which fails CreatePolicy without
+    an organization: the AWS SDK for JavaScript v2 says UnknownError "INTERNAL SERVER ERROR"
+    (the --require hook adds the page), v3 a JSON SyntaxError quoting the page's first bytes.
+    `run` printed the handler's FAILED InternalFailure as its answer, exit 0."""
+    v2 = AwsCall(
+        "organizations", "CreatePolicy", http_status=500, error_code="UnknownError",
+        error_message=f"INTERNAL SERVER ERROR: {PAGE}",
+    )  # fmt: skip
+    v3 = AwsCall(
+        "dynamodb", "GetItem", http_status=500, error_code="SyntaxError",
+        error_message="Unexpected token '<', \"<!doctype \"... is not valid JSON\n  "
+        "Deserialization error: to see the raw response, inspect the hidden field "
+        "{error}.$response on this object.",
+    )  # fmt: skip
+    for call in (v2, v3):
+        why = infrastructure_error(_failed("INTERNAL SERVER ERROR", [call]))
+        assert why is not None and f"{call.service} {call.operation}" in why, call
+    aws_said = AwsCall(
+        "dynamodb", "GetItem", http_status=500, error_code="InternalServerError",
+        error_message="Internal server error",
+    )  # fmt: skip
+    assert infrastructure_error(_failed("Internal server error", [aws_said])) is None

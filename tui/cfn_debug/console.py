@@ -14,7 +14,7 @@ from cfn_debug.aws_calls import call_line
 from cfn_debug.chain import INTERNAL_ERROR_RULE
 from cfn_debug.chain_end import INCONCLUSIVE_HINT, inconclusive
 from cfn_debug.export.masking import Masker
-from cfn_debug.infrastructure import infrastructure_error
+from cfn_debug.infrastructure import step_infrastructure_error
 from cfn_debug.records import (
     WARN_FRACTION,
     AwaitingStep,
@@ -276,9 +276,9 @@ class ConsolePrinter:
             else ""
         )
         if run.end_reason is EndReason.ERROR and run.steps:
-            why = infrastructure_error(run.steps[-1].result)
-            if why:
-                self.console.print(f"  [magenta]{escape(why)}[/]")
+            cause = step_infrastructure_error(run.steps[-1])
+            if cause:
+                self.console.print(f"  [magenta]{escape(cause)}[/]")
         own = sum(1 for s in run.steps if s.origin is None)
         extra = "" if own == len(run.steps) else f" (+{len(run.steps) - own} by cfn-debug)"
         if run.verdict is not None:  # a hook's verdict on its target: apart from the findings

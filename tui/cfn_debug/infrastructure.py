@@ -27,11 +27,12 @@ those that arrive looking like a handler's answer:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from cfn_debug.pylib.refusal import library_refusal
-from cfn_debug.records import InvokeResult, OutcomeKind
+from cfn_debug.records import InvokeResult, OutcomeKind, Step
 from cfn_debug.text.tracebacks import last_traceback
 
 #: errorType values of a function the runtime could not load.
@@ -68,6 +69,9 @@ _NO_NETWORK = re.compile(
 )
 #: how much of a message or exception line _NO_NETWORK reads (a handler's text is unbounded)
 _NETWORK_TEXT = 4096
+#: what shows a web server's HTML page in an AWS call's error message, and how much is read
+_PAGE = re.compile(r"<!doctype html|<html[\s>]|\"<!doctype ")
+_PAGE_TEXT = 512
 #: error codes that are a verdict of the handler whatever its message says
 _VERDICT_CODES = frozenset({"NotFound", "AlreadyExists"})
 #: what cloudformation-cli-python-lib answers for an exception that is not its own
@@ -136,6 +140,15 @@ def infrastructure_error(result: InvokeResult) -> str | None:
     return None
 
 
+def step_infrastructure_error(step: Step) -> str | None:
+    """:func:`infrastructure_error` of a step, with the AWS calls the step keeps: a result that
+    went through a journal or transcript (what `run` prints from) carries none of its own."""
+    result = step.result
+    if not result.aws_calls and step.aws_calls:
+        result = dataclasses.replace(result, aws_calls=list(step.aws_calls))
+    return infrastructure_error(result)
+
+
 def _no_network(text: str) -> str:
     return (
         f"the handler could not reach a host it calls ({text.strip()[:200]}): unreachable from "
@@ -158,7 +171,11 @@ def _unserved_call(calls: Any) -> Any:
 def _html_page(call: Any) -> bool:
     status = getattr(call, "http_status", None) or 0
     message = (getattr(call, "error_message", None) or "").lstrip().lower()
-    if status >= 500 and message.startswith(("<!doctype html", "<html")):
+    if status >= 500 and _PAGE.search(message[:_PAGE_TEXT]):
+        # the page itself, or an SDK's error quoting its first bytes (the AWS SDK for
+        # JavaScript v3: ``Unexpected token '<', "<!doctype "... is not valid JSON``; v2 through
+        # the --require hook, which adds them to its message); AWS answers its APIs in XML or
+        # JSON, never in HTML
         return True
     if status >= 500 and getattr(call, "error_code", None) == str(status):
         # a REST-XML service (S3): botocore found no error code in the page and took the status

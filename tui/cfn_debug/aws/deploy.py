@@ -168,6 +168,7 @@ def deploy_setup(
         raise SetupError(
             f"the setup stack ended {status}" + (f": {reason}" if reason else ""), path=template
         )
+    missing: list[str] = []
     for done, (logical_id, kind) in enumerate(resources.items(), start=1):
         physical = found.get(logical_id)
         if not physical and kind in CLOUDFORMATION_ONLY and not _referred(logical_id, outputs):
@@ -186,6 +187,8 @@ def deploy_setup(
             )
             if physical:
                 found[logical_id] = physical
+            else:
+                missing.append(f"{logical_id} ({kind})")
             continue
         report(SetupProgress(f"{logical_id} ({kind}) created: {physical}", done, total))
     try:
@@ -196,7 +199,7 @@ def deploy_setup(
         raise SetupError(UNREADABLE, path=template) from None
     seconds = time.perf_counter() - started
     report(SetupProgress(f"stack {stack_name} ready: {len(exports)} export(s)", total, total))
-    return SetupResult(stack_name, template, resources, exports, seconds)
+    return SetupResult(stack_name, template, resources, exports, seconds, missing)
 
 
 def _create_skipped(

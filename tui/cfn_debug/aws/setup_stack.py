@@ -47,6 +47,9 @@ class SetupResult:
     resources: dict[str, str] = field(default_factory=dict)  # logical id -> type
     exports: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    #: "LogicalId (Type)" of each resource neither the local AWS nor cfn-debug created (warned
+    #: about): what the handlers see is not what the template describes
+    missing: list[str] = field(default_factory=list)
 
 
 Progress = Callable[[SetupProgress], None]

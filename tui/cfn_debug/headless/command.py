@@ -35,7 +35,7 @@ from cfn_debug.debugger.options import debug_options
 from cfn_debug.errors import CfnDebugError, ExitCode
 from cfn_debug.events import load_event
 from cfn_debug.hooks.project import load_hook_event_file
-from cfn_debug.infrastructure import infrastructure_error
+from cfn_debug.infrastructure import step_infrastructure_error
 from cfn_debug.journal.session import Journal
 from cfn_debug.locations import default_journal_path
 from cfn_debug.options import (
@@ -359,7 +359,7 @@ def run_errors(runs: list[Any]) -> list[dict[str, Any]]:
         message = "no answer"
         if last is not None:
             message = (
-                infrastructure_error(last)
+                step_infrastructure_error(run.steps[-1])
                 or last.error_message
                 or f"{last.kind.value}" + (f" ({last.error_type})" if last.error_type else "")
             )

@@ -354,6 +354,22 @@ class HookScenarioRunner:
         result.verdicts.append(verdict)
         emit(VerdictReached(result.name, verdict))
 
+    def _setup_dependent(self, run: Any) -> str | None:
+        """Why an allowed target of an invalid input may be the local AWS's doing: the hook
+        read AWS and the setup stack lacks a resource the local AWS did not create (what the
+        input's author expected the hook to find, such as the rules a custom resource
+        registers), or None."""
+        setup = getattr(getattr(self.workspace, "aws", None), "setup", None)
+        missing = list(getattr(setup, "missing", None) or ())
+        calls = [f"{c.service} {c.operation}" for step in run.steps for c in step.aws_calls]
+        if not missing or not calls:
+            return None
+        return (
+            f"the hook read AWS ({', '.join(dict.fromkeys(calls))}) and the setup stack lacks "
+            f"{', '.join(missing)}, which the local AWS did not create: what the hook allows "
+            "may depend on it"
+        )
+
     def _judge(
         self,
         scenario: HookScenario,
@@ -400,6 +416,17 @@ class HookScenarioRunner:
             )
         elif scenario.kind == "failed":
             ok = run.final_status == "FAILED"
+            unsure = None if ok else self._setup_dependent(run)
+            if unsure is not None:
+                self._verdict(
+                    result,
+                    emit,
+                    "hook-refuses-invalid-input",
+                    VerdictStatus.SKIP,
+                    f"{says}, but inputs/ says it is non-compliant: not judged, {unsure}",
+                    label,
+                )
+                return
             self._verdict(
                 result,
                 emit,

@@ -249,7 +249,7 @@ function patchV2(AWS) {
                 params: call.params,
                 http_status: typeof status === 'number' && status > 0 ? status : null,
                 error_code: error ? String(error.code || error.name || 'Error') : null,
-                error_message: error && error.message ? String(error.message).slice(0, MAX_JSON) : null,
+                error_message: error ? v2ErrorText(error, response.httpResponse) : null,
                 duration_ms: Math.round(elapsed * 1000) / 1000,
                 attempts: (response.retryCount || 0) + 1,
             });
@@ -257,6 +257,20 @@ function patchV2(AWS) {
             // never in the call's way
         }
     });
+}
+
+function v2ErrorText(error, http) {
+    // An error page a web server answered instead of the service (moto's server, for an
+    // operation it lacks or fails on: HTML, status 500): v2 reports it as UnknownError or an XML
+    // parser's error with no word of the page, so the page's first bytes are added, as
+    // botocore's ResponseParserError quotes them (infrastructure.py reads them there).
+    let text = error.message ? String(error.message) : '';
+    const status = http ? http.statusCode : 0;
+    const type = http && http.headers ? String(http.headers['content-type'] || '') : '';
+    if (status >= 500 && type.toLowerCase().startsWith('text/html') && http.body) {
+        text = `${text}: ${String(http.body).slice(0, MAX_STRING)}`;
+    }
+    return text ? text.slice(0, MAX_JSON) : null;
 }
 
 function isV2Core(exported) {
