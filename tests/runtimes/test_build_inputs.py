@@ -19,13 +19,14 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from cfn_debug.endpoint.runtimes import RuntimeOptions, runtime_for
+from cfn_debug.endpoint.runtimes import RuntimeOptions, project_language, runtime_for
 from cfn_debug.endpoint.runtimes.java import JavaRuntime
 from cfn_debug.endpoint.runtimes.node import NodeRuntime
 from cfn_debug.endpoint.runtimes.provided import ProvidedRuntime
 from cfn_debug.endpoint.server import EmbeddedEndpoint
 from cfn_debug.endpoint.template import FunctionSpec, load_functions
-from cfn_debug.project import discover_project
+from cfn_debug.errors import EndpointError, ProjectError
+from cfn_debug.project import discover_project, read_settings
 from cfn_debug.watch import SCHEMA, SOURCE, WatchPlan, plan_for
 
 from .conftest import PROJECTS, TS_NOTE, needs_node
@@ -255,3 +256,59 @@ def test_a_package_that_depends_on_nothing_is_not_installed_at_every_start(
     assert runtime._needs_install()
     package.write_text('{"name": "broken",')
     assert runtime._needs_install()
+
+
+@pytest.mark.timeout(30)  # a read of the FIFO would wait for a writer that never comes
+@pytest.mark.parametrize(
+    ("name", "kind", "found"),
+    [
+        ("package.json", "fifo", "a FIFO"),
+        ("tsconfig.json", "fifo", "a FIFO"),
+        ("tsconfig.json", "directory", "a directory"),
+    ],
+)
+def test_a_build_input_that_is_not_a_regular_file_is_refused_not_waited_on(
+    tmp_path: Path, name: str, kind: str, found: str
+) -> None:
+    root = tmp_path
+    (root / "src").mkdir()
+    (root / "src" / "handlers.ts").write_text("export const entrypoint = () => null;\n")
+    (root / "dist").mkdir()
+    (root / "dist" / "handlers.js").write_text("exports.entrypoint = () => null;\n")
+    (root / "package.json").write_text(json.dumps({"scripts": {"build": "node -e 0"}}))
+    (root / "tsconfig.json").write_text("{}\n")
+    (root / name).unlink()
+    if kind == "fifo":
+        os.mkfifo(root / name)
+    else:
+        (root / name).mkdir()
+    spec = FunctionSpec("TypeFunction", "dist/handlers.entrypoint", root, runtime="nodejs20.x")
+    runtime = NodeRuntime(spec, root, RuntimeOptions())
+    with pytest.raises(EndpointError, match=f"expected a regular file .*, found {found}") as error:
+        runtime.prepare()
+    assert error.value.path == str(root / name)
+
+
+@pytest.mark.timeout(30)
+def test_an_rpdk_config_fifo_is_an_error_of_the_project_not_a_hang(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / ".rpdk-config")
+    assert project_language(tmp_path) is None  # the runtimes never wait on it
+    with pytest.raises(ProjectError, match="expected a regular file, found a FIFO") as error:
+        read_settings(tmp_path)
+    assert error.value.path == str(tmp_path / ".rpdk-config")
+
+
+def test_a_state_directory_that_cannot_be_written_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build lock lives in cfn-debug's state: when it cannot be created the error names it
+    (it was an OSError, reported as an internal error of cfn-debug)."""
+    blocked = tmp_path / "state"
+    blocked.write_text("a file where the state directory should be\n")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocked))
+    root = tmp_path / "project"
+    (root / "dist").mkdir(parents=True)
+    (root / "package.json").write_text(json.dumps({"scripts": {"build": "node -e 0"}}))
+    spec = FunctionSpec("TypeFunction", "dist/handlers.entrypoint", root, runtime="nodejs20.x")
+    with pytest.raises(EndpointError, match="cannot create this directory of cfn-debug's state"):
+        NodeRuntime(spec, root, RuntimeOptions()).prepare()  # dist/ is empty: a build is due

@@ -42,11 +42,18 @@ class TooLarge(OSError):
         )
 
 
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in a few words ("a FIFO (named pipe)")."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
 class NotRegularFile(OSError):
     """The path is not a regular file; ``strerror`` says what it is instead."""
 
     def __init__(self, path: str | Path, mode: int) -> None:
-        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        kind = file_kind(mode)
         super().__init__(errno.EINVAL, f"expected a regular file, found {kind}", str(path))
 
 

@@ -90,7 +90,7 @@ def schema_file_name(type_name: str) -> str:
 
 def read_settings(root: Path) -> dict[str, Any]:
     path = root / RPDK_CONFIG
-    if not path.is_file():
+    if not path.exists():  # a directory or a FIFO by that name is an error read_json names
         return {}
     data = read_json(path, ProjectError)
     if not isinstance(data, dict):

@@ -17,13 +17,12 @@ error (exit 2) naming it and how to run it anyway (SAM's start-lambda and ``--en
 from __future__ import annotations
 
 import importlib
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cfn_debug.endpoint.runtimes.base import Launch, Runtime, RuntimeOptions
+from cfn_debug.endpoint.runtimes.base import Launch, Runtime, RuntimeOptions, rpdk_config
 from cfn_debug.errors import EndpointError
 
 if TYPE_CHECKING:
@@ -88,11 +87,7 @@ def family_of(runtime: str | None, language: str | None = None) -> str | None:
 
 def project_language(project_dir: Path) -> str | None:
     """The ``language`` of the project's ``.rpdk-config`` (None without one)."""
-    try:
-        config = json.loads((Path(project_dir) / ".rpdk-config").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    language = config.get("language") if isinstance(config, dict) else None
+    language = rpdk_config(Path(project_dir)).get("language")
     return language if isinstance(language, str) else None
 
 

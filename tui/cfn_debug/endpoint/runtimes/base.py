@@ -12,14 +12,17 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
+import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cfn_debug.errors import EndpointError
+from cfn_debug.filesafe import file_kind, read_text
 from cfn_debug.locations import runtimes_dir
 
 if TYPE_CHECKING:
@@ -114,19 +117,52 @@ class Runtime(ABC):
         return self.spec.runtime or self.family
 
 
-def signature(files: Iterable[Path]) -> tuple[int, str]:
+def signature(files: Iterable[str | Path]) -> tuple[int, str]:
     """(newest mtime in ns, digest of every file's path, mtime and size): the digest changes on
     any save, rename or removal; the mtime compares with a build output's."""
     digest = hashlib.sha256()
     newest = 0
     for path in files:
         try:
-            stat = path.stat()
+            info = os.stat(path)
         except OSError:
             continue
-        newest = max(newest, stat.st_mtime_ns)
-        digest.update(f"{path}\0{stat.st_mtime_ns}\0{stat.st_size}\n".encode())
+        newest = max(newest, info.st_mtime_ns)
+        digest.update(f"{path}\0{info.st_mtime_ns}\0{info.st_size}\n".encode())
     return newest, digest.hexdigest()[:32]
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in the regular file at ``path``; None when there is none (missing, not a
+    regular file: a FIFO is not waited on, unreadable, not JSON or not an object)."""
+    try:
+        data = json.loads(read_text(path))
+    except (OSError, ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def rpdk_config(project_dir: Path) -> dict[str, Any]:
+    """The project's ``.rpdk-config`` as read ({} without a readable one: project discovery
+    reports what is wrong with it)."""
+    return read_json_object(Path(project_dir) / ".rpdk-config") or {}
+
+
+def check_build_files(files: Iterable[Path]) -> None:
+    """Refuse a build input that exists but is not a regular file (a directory named
+    tsconfig.json, a FIFO named pom.xml: the build tool would fail obscurely or wait on it
+    forever); missing ones and dangling links are the build tool's to report."""
+    for path in files:
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        if stat.S_ISREG(mode):
+            continue
+        raise EndpointError(
+            f"expected a regular file (an input of the project's build), found {file_kind(mode)}",
+            path=path,
+        )
 
 
 def build_cache_dir() -> Path:
@@ -140,13 +176,34 @@ def project_key(project_dir: Path) -> str:
     return hashlib.sha256(os.fsencode(Path(project_dir).resolve())).hexdigest()[:24]
 
 
+def state_directory(path: Path) -> Path:
+    """``path`` (a directory of cfn-debug's own state) created if missing; a one-line error
+    naming it when it cannot be (the state directory is read-only, or a file is in the way)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as error:
+        raise EndpointError(
+            f"cannot create this directory of cfn-debug's state: {error.strerror} (it must be "
+            "writable: set XDG_STATE_HOME to move it)",
+            path=error.filename or path,
+        ) from None
+    return path
+
+
 @contextlib.contextmanager
 def build_lock(project_dir: Path) -> Iterator[None]:
     """One build of a project at a time, across threads and processes (the functions of one
     project share its build; two `cfn-debug run`s may start together)."""
-    directory = build_cache_dir() / "locks"
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(directory / f"{project_key(project_dir)}.lock", "a+b") as handle:
+    lock = state_directory(build_cache_dir() / "locks") / f"{project_key(project_dir)}.lock"
+    try:
+        handle = open(lock, "a+b")  # noqa: SIM115 (closed by the with below)
+    except OSError as error:
+        raise EndpointError(
+            f"cannot create the build lock: {error.strerror} (cfn-debug's state directory must be "
+            "writable: set XDG_STATE_HOME to move it)",
+            path=lock,
+        ) from None
+    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cfn_debug.endpoint import proctree
-from cfn_debug.endpoint.runtimes.base import BuildFailed, build_cache_dir
+from cfn_debug.endpoint.runtimes.base import BuildFailed, build_cache_dir, state_directory
 from cfn_debug.errors import EndpointError
 
 #: Directories never part of a project's sources (build outputs, tools' caches, VCS).
@@ -31,13 +31,13 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def source_files(
     root: Path, suffixes: tuple[str, ...] = ("",), skip: Iterable[Path] = ()
-) -> list[Path]:
+) -> list[str]:
     """The files under ``root`` whose names end with one of ``suffixes`` (every file by
     default), without hidden directories, SKIP_DIRS and the directories in ``skip`` (build
     outputs)."""
-    skipped = {Path(path).resolve() for path in skip}
-    found: list[Path] = []
-    stack = [root]
+    skipped = {os.path.realpath(path) for path in skip}
+    found: list[str] = []  # strings: Path objects would cost more than the stat() of each
+    stack = [str(root)]
     while stack:
         folder = stack.pop()
         try:
@@ -45,14 +45,17 @@ def source_files(
         except OSError:
             continue
         for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
                 if entry.name in SKIP_DIRS or entry.name.startswith("."):
                     continue
-                path = Path(entry.path)
-                if path.resolve() not in skipped:
-                    stack.append(path)
+                if not skipped or os.path.realpath(entry.path) not in skipped:
+                    stack.append(entry.path)
             elif entry.name.endswith(suffixes):
-                found.append(Path(entry.path))
+                found.append(entry.path)
     return sorted(found)
 
 
@@ -62,9 +65,7 @@ def cache_dir(kind: str, project_dir: Path) -> Path:
     resolved = Path(project_dir).resolve()
     key = hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in resolved.name)[:40]
-    path = build_cache_dir() / kind / f"{safe or 'project'}-{key}"
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    return state_directory(build_cache_dir() / kind / f"{safe or 'project'}-{key}")
 
 
 def find_tool(name: str, env_var: str | None = None) -> str | None:

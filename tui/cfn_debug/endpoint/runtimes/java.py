@@ -25,7 +25,6 @@ an infrastructure error, not a finding on the handler).
 from __future__ import annotations
 
 import base64
-import contextlib
 import gzip
 import hashlib
 import json
@@ -45,6 +44,8 @@ from cfn_debug.endpoint.runtimes.base import (
     RuntimeOptions,
     build_cache_dir,
     build_lock,
+    check_build_files,
+    rpdk_config,
     signature,
 )
 from cfn_debug.endpoint.runtimes.handler_request import RequestRefused, as_handler_request
@@ -106,6 +107,7 @@ class JavaRuntime(Runtime):
             )
 
     def prepare(self) -> None:
+        check_build_files(self.build_files())
         self._jar = self._current_jar()
         if self._launcher is None:
             self._launcher = _launcher_dir(self.java, self.options)
@@ -232,18 +234,13 @@ def _java() -> str | None:
 
 
 def _executable_entrypoint(project_dir: Path) -> str | None:
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        config = json.loads((project_dir / ".rpdk-config").read_text("utf-8"))
-        entry = config.get("executableEntrypoint")
-        return entry if isinstance(entry, str) and entry else None
-    return None
+    entry = rpdk_config(project_dir).get("executableEntrypoint")
+    return entry if isinstance(entry, str) and entry else None
 
 
 def _type_name(project_dir: Path) -> str | None:
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        name = json.loads((project_dir / ".rpdk-config").read_text("utf-8")).get("typeName")
-        return name if isinstance(name, str) else None
-    return None
+    name = rpdk_config(project_dir).get("typeName")
+    return name if isinstance(name, str) else None
 
 
 def _launcher_dir(java: str | None, options: RuntimeOptions) -> Path | None:

@@ -26,7 +26,6 @@ Makefile, would make); nothing else is written into the project.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import subprocess
@@ -43,7 +42,9 @@ from cfn_debug.endpoint.runtimes.base import (
     Runtime,
     build_cache_dir,
     build_lock,
+    check_build_files,
     project_key,
+    read_json_object,
     signature,
 )
 from cfn_debug.endpoint.runtimes.semver import parse_version, satisfies
@@ -116,14 +117,6 @@ def build_stamp(package_root: Path) -> Path:
     return build_cache_dir() / "built-inputs" / project_key(package_root)
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 #: The package.json fields whose packages `npm install` puts under node_modules/.
 DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 
@@ -194,7 +187,7 @@ class NodeRuntime(Runtime):
         library = self.package_root / "node_modules" / HANDLER_LIBRARY / "package.json"
         project = self.package_root / "package.json"
         for path in (library, project):
-            wanted = _engines(_read_json(path))
+            wanted = _engines(read_json_object(path))
             if wanted is None:
                 continue
             if not satisfies(version, wanted):
@@ -215,7 +208,7 @@ class NodeRuntime(Runtime):
     # --- building ---
 
     def _package(self) -> dict[str, Any]:
-        return _read_json(self.package_root / "package.json") or {}
+        return read_json_object(self.package_root / "package.json") or {}
 
     def output_dir(self) -> Path:
         """The directory the handler module is built into: the first part of ``Handler``'s
@@ -249,7 +242,7 @@ class NodeRuntime(Runtime):
             # npm creates no node_modules/ for a package that depends on nothing: installing
             # again at every start would cost a second each time and change nothing. A
             # package.json that does not parse goes to npm, which says where it is broken.
-            package = _read_json(self.package_root / "package.json")
+            package = read_json_object(self.package_root / "package.json")
             return package is None or _declares_dependencies(package)
         try:
             installed = (modules / NPM_MARKER).stat().st_mtime
@@ -284,6 +277,7 @@ class NodeRuntime(Runtime):
         return True
 
     def prepare(self) -> None:
+        check_build_files(self.build_files())
         if not (self._needs_install() or self._needs_build()):
             return
         with build_lock(self.package_root):

@@ -32,6 +32,7 @@ from cfn_debug.endpoint.runtimes.base import (
     Runtime,
     RuntimeOptions,
     build_lock,
+    rpdk_config,
     signature,
 )
 from cfn_debug.endpoint.runtimes.handler_request import as_handler_request
@@ -241,7 +242,5 @@ def _go_env(root: Path, cache: Path) -> dict[str, str]:
 
 def _type_name(project_dir: Path) -> str | None:
     """The project's typeName (.rpdk-config), for the HandlerRequest's resourceType."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        name = json.loads((project_dir / ".rpdk-config").read_text("utf-8")).get("typeName")
-        return name if isinstance(name, str) else None
-    return None
+    name = rpdk_config(project_dir).get("typeName")
+    return name if isinstance(name, str) else None
