@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from cfn_debug.records import RunRecord
 from cfn_debug.scenarios.outcome import (
     describe,
     failed_with,
     judge_listed,
-    succeeded,
+    stand_in_repeat,
 )
 from cfn_debug.scenarios.update import refused_anyway
 
@@ -49,41 +47,11 @@ async def delete_delete(p: Play) -> None:
     if first is None:
         return
     run = await p.delete(created.model, "delete again")
-    echoed = _stand_in_success(p, first, run)
+    echoed = stand_in_repeat(p, first, run)
     if echoed is not None:
-        p.skip("scenario-not-found-after-delete", echoed)
+        p.skip("scenario-not-found-after-delete", f"the delete again {echoed}")
         return
     _not_found(p, run, "delete again")
-
-
-def _calls(run: RunRecord) -> list[tuple[str, str, str]]:
-    return [
-        (c.service, c.operation, json.dumps(c.params, sort_keys=True, default=str))
-        for step in run.steps
-        for c in step.aws_calls
-    ]
-
-
-def _stand_in_success(p: Play, first: RunRecord, again: RunRecord) -> str | None:
-    """Why a second delete's SUCCESS may be the local AWS's answer, not the handler's, or None:
-    against moto (or another stand-in at --aws-endpoint-url) it made the very calls the first
-    delete made and all succeeded. Such a handler leaves it to the service to say the resource is
-    gone; AWS answers most deletes of a missing resource with an error the handler passes on as
-    NotFound, and moto does not always (IAM's DeleteSAMLProvider, say)."""
-    target = p.runner.workspace.aws_target
-    if target is None or target.kind not in ("local", "endpoint") or not succeeded(again):
-        return None
-    calls = _calls(again)
-    if not calls or calls != _calls(first):
-        return None
-    if any(c.failed for step in again.steps for c in step.aws_calls):
-        return None
-    names = ", ".join(dict.fromkeys(f"{service} {operation}" for service, operation, _ in calls))
-    return (
-        f"the delete again ended SUCCESS after the same calls as the first delete ({names}), "
-        "each answered with success by the local AWS, which does not always refuse a delete of "
-        "something gone as AWS does: not judged here (against AWS, --profile, it is)"
-    )
 
 
 def _not_found(p: Play, run: Any, label: str) -> None:

@@ -4,6 +4,7 @@ did not ask for; and the records the actions hand back (:class:`Created`, :class
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +95,37 @@ def models_of_chain(run: RunRecord) -> list[dict[str, Any]]:
         if isinstance(model, dict):
             out.append(model)
     return out
+
+
+def _calls(run: RunRecord) -> list[tuple[str, str, str]]:
+    return [
+        (c.service, c.operation, json.dumps(c.params, sort_keys=True, default=str))
+        for step in run.steps
+        for c in step.aws_calls
+    ]
+
+
+def stand_in_repeat(p: Play, first: RunRecord, again: RunRecord) -> str | None:
+    """Why a repeated action's SUCCESS (a second create of the same input, a second delete) may
+    be the local AWS's answer, not the handler's, or None: against moto (or another stand-in at
+    --aws-endpoint-url) it made the very calls the first made and each succeeded. Such a handler
+    leaves it to the service to say the resource exists or is gone; AWS answers most of these
+    with an error the handler passes on (AlreadyExists, NotFound), and moto does not always
+    (IAM's CreateSAMLProvider and DeleteSAMLProvider, say)."""
+    target = p.runner.workspace.aws_target
+    if target is None or target.kind not in ("local", "endpoint") or not succeeded(again):
+        return None
+    calls = _calls(again)
+    if not calls or calls != _calls(first):
+        return None
+    if any(c.failed for step in again.steps for c in step.aws_calls):
+        return None
+    names = ", ".join(dict.fromkeys(f"{service} {operation}" for service, operation, _ in calls))
+    return (
+        f"ended SUCCESS after the same calls as the first ({names}), each answered with success "
+        "by the local AWS, which does not always refuse a repeated create or delete as AWS "
+        "does: not judged here (against AWS, --profile, it is)"
+    )
 
 
 # --- comparing what was asked with what reads back ----------------------------------------------

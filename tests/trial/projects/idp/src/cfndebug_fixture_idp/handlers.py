@@ -1,6 +1,7 @@
 """Handlers of CfnDebug::Fixture::Idp, written with cloudformation-cli-python-lib: an IAM SAML
-identity provider. Read and delete call IAM directly and pass its NoSuchEntity on as NotFound,
-as a correct handler may (IAM answers both for a provider that does not exist)."""
+identity provider. Create, read and delete call IAM directly and pass its EntityAlreadyExists on
+as AlreadyExists and its NoSuchEntity as NotFound, as a correct handler may (IAM answers so for a
+name taken and for a provider that does not exist)."""
 
 from __future__ import annotations
 
@@ -47,9 +48,14 @@ def _not_found(error: ClientError, arn: str | None) -> Exception:
 @resource.handler(Action.CREATE)
 def create_handler(session: Any, request: Any, _context: Any) -> ProgressEvent:
     model: ResourceModel = request.desiredResourceState
-    made = session.client("iam").create_saml_provider(
-        Name=model.Name, SAMLMetadataDocument=model.Metadata
-    )
+    try:
+        made = session.client("iam").create_saml_provider(
+            Name=model.Name, SAMLMetadataDocument=model.Metadata
+        )
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") == "EntityAlreadyExists":
+            raise exceptions.AlreadyExists(TYPE_NAME, str(model.Name)) from None
+        raise
     model.Arn = made["SAMLProviderArn"]
     return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=model)
 
