@@ -56,8 +56,30 @@ def test_an_update_refused_on_an_existing_resource_judges_no_not_found(tmp_path:
 def test_an_update_it_takes_is_still_judged(tmp_path: Path) -> None:
     project = tmp_path / "renameless"
     shutil.copytree(RENAMELESS, project)
-    update = {"Name": "first-idp", "Document": "two"}
+    update = {"Name": "first-idp", "Document": "doc:two"}
     (project / "inputs" / "inputs_1_update.json").write_text(json.dumps(update))
     results = _run(project, tmp_path / "state")
     for name in NAMES:
         assert results[name].outcome is Outcome.PASSED, (name, results[name].notes)
+
+
+def test_a_generated_create_input_the_handler_refuses_says_to_write_one(tmp_path: Path) -> None:
+    """Community::Organizations::Policy refuses a generated input with both of two properties
+    the schema allows together: every scenario was blocked with no word of inputs/."""
+    project = tmp_path / "renameless"
+    shutil.copytree(RENAMELESS, project, ignore=shutil.ignore_patterns("inputs"))
+    workspace = Workspace.open(project, env_vars={"Parameters": {"TRIAL_STATE": str(tmp_path)}})
+    runner = ScenarioRunner(workspace, ScenarioOptions(chain=ChainOptions(max_delay_s=0)))
+
+    async def go() -> ScenarioResult:
+        async for event in runner.run(("create-read",)):
+            if isinstance(event, ScenarioEnded):
+                return event.result
+        raise AssertionError("no scenario ended")
+
+    try:
+        result = asyncio.run(go())
+    finally:
+        workspace.close()
+    assert result.outcome is Outcome.BLOCKED, result.notes
+    assert "write one it takes in inputs/inputs_1_create.json" in result.notes[-1]

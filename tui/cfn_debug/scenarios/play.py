@@ -361,7 +361,16 @@ class Play:
         if succeeded(created.run):
             self.block(f"{label} returned SUCCESS without a primary identifier: cannot go on")
         else:
-            self.block(f"{label} ended {describe(created.run)}: the scenario needs it to succeed")
+            hint = ""
+            if not self.runner.inputs.written and failed_with(created.run, "InvalidRequest"):
+                hint = (
+                    " (the create input was generated from the schema, and the handler refuses "
+                    "it as invalid: a rule the schema cannot say; write one it takes in "
+                    "inputs/inputs_1_create.json)"
+                )
+            self.block(
+                f"{label} ended {describe(created.run)}: the scenario needs it to succeed{hint}"
+            )
         return None
 
     def _session_made(self) -> tuple[str, dict[str, Any]] | None:

@@ -2,9 +2,10 @@
 
 A provider is a JSON file ``$TRIAL_STATE/<id>.json``; its Arn is made from a fresh id. The
 handler cannot rename a provider: an update whose Name differs from the previous state's is
-FAILED InvalidRequest, checked before the provider is looked up. Otherwise a correct handler:
-read, update and delete of a provider that does not exist are FAILED NotFound, a create of a
-Name already taken is AlreadyExists.
+FAILED InvalidRequest, checked before the provider is looked up; nor create one whose Document
+does not start with "doc:" (InvalidRequest), which the schema does not say either. Otherwise a
+correct handler: read, update and delete of a provider that does not exist are FAILED NotFound,
+a create of a Name already taken is AlreadyExists.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def _answer(data: dict[str, Any]) -> ProgressEvent:
 @resource.handler(Action.CREATE)
 def create_handler(_session: Any, request: Any, _context: MutableMapping[str, Any]) -> Any:
     model: ResourceModel = request.desiredResourceState
+    if not (model.Document or "").startswith("doc:"):  # a rule the schema does not say
+        return ProgressEvent.failed(HandlerErrorCode.InvalidRequest, "a Document starts with doc:")
     for path in _state().glob("*.json"):
         if json.loads(path.read_text())["Name"] == model.Name:
             raise exceptions.AlreadyExists(TYPE_NAME, str(model.Name))
