@@ -220,6 +220,9 @@ function patchV2(AWS) {
         // loads): a client given an endpoint of its own keeps it.
         defaults.endpoint = endpoint;
         defaults.s3ForcePathStyle = true;
+        // no host prefix (S3 Control's "{AccountId}."): it would name a host under the local
+        // endpoint's address, which nothing resolves; the request's headers still carry it
+        defaults.hostPrefixEnabled = false;
     }
     AWS.events.on('validate', (request) => {
         try {
