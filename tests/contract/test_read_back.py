@@ -147,6 +147,23 @@ def test_a_request_nested_hundreds_deep_is_judged_not_a_crash() -> None:
     assert [f.pointer for f in found] == ["/resourceModel/Config" + "/Deeper" * 900 + "/Mode"]
 
 
+def test_a_lacking_value_too_deep_to_encode_is_named_not_a_crash() -> None:
+    """The READ lacks a Config nested deeper than json.dumps follows from inside the engine (an
+    event of ~990 levels still loads): the finding shows it as {...}, no RecursionError."""
+    deep: dict[str, Any] = {"Mode": "fast"}
+    for _ in range(1000):
+        deep = {"Deeper": deep}
+    request = {**REQUEST, "Config": deep}
+    read = {k: v for k, v in KEPT.items() if k != "Config"}
+    found = kept(request, {**KEPT, **request}, read)
+    assert [(f.pointer, f.message) for f in found] == [
+        (
+            "/resourceModel/Config",
+            "requested /Config = {...} is missing from the READ right after SUCCESS",
+        )
+    ]
+
+
 def test_a_read_that_keeps_every_requested_property_has_no_finding() -> None:
     assert kept(REQUEST, KEPT, {**KEPT, "Size": 4, "Extra": "x"}) == []
 

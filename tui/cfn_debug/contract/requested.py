@@ -21,9 +21,12 @@ from cfn_debug.schema import (
 
 
 def short(value: Any, limit: int = 120) -> str:
-    """A value as JSON, cut to ``limit`` characters, for a finding's message."""
+    """A value as JSON, cut to ``limit`` characters, for a finding's message (a value nested
+    deeper than the JSON encoder follows is shown as its type's brackets around "...")."""
     try:
         text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    except RecursionError:
+        text = "{...}" if isinstance(value, dict) else "[...]" if isinstance(value, list) else "..."
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
