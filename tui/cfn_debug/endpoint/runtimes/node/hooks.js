@@ -11,7 +11,7 @@
  * - SDK v2 (aws-sdk, what cloudformation-cli-typescript-lib 1.0.x builds its sessions with): its
  *   global event bus (AWS.events: validate, complete) for the records; and, when
  *   AWS_ENDPOINT_URL is set (--local-aws), every client's default endpoint becomes it (v2 does
- *   not read the variable, v3 does), with path-style S3 addressing.
+ *   not read the variable, v3 does), with path-style S3 addressing and no host prefix.
  *
  * Records are aws_recorder.py's (the Python workers'): one line on fd 1, RECORD_MARK then JSON;
  * a start record {"id", "start": true, "service", "operation"} when a call goes out, then the
