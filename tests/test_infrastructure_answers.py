@@ -114,3 +114,14 @@ def test_an_error_page_a_javascript_sdk_reports_is_the_local_aws() -> None:
         error_message="Internal server error",
     )  # fmt: skip
     assert infrastructure_error(_failed("Internal server error", [aws_said])) is None
+
+
+def test_a_host_the_javascript_sdk_v2_cannot_reach_is_not_the_handlers_answer() -> None:
+    """The AWS SDK for JavaScript v2 reports a host it cannot reach as UnknownEndpoint
+    "Inaccessible host", which a TypeScript handler passes on as its FAILED message."""
+    message = (
+        "Inaccessible host: `123456789012.127.0.0.1' at port `undefined'. This service may not "
+        "be available in the `us-east-1' region."
+    )
+    why = infrastructure_error(_failed(message))
+    assert why is not None and "Inaccessible host" in why

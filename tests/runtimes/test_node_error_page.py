@@ -53,7 +53,7 @@ class _Page(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(PAGE)
 
-    do_GET = do_POST
+    do_GET = do_PUT = do_POST
 
     def log_message(self, *_args: object) -> None:
         pass
@@ -93,3 +93,31 @@ def test_an_error_page_is_recorded_as_one(ts_note_built: Path, page_server: str)
         result = InvokeResult(OutcomeKind.PROGRESS, 0.1, progress=progress, aws_calls=[call])
         why = infrastructure_error(result)
         assert why is not None and "error page" in why, record
+
+
+S3_CONTROL = """
+const AWS = require('aws-sdk');
+new AWS.S3Control({ region: 'us-east-1', maxRetries: 0,
+  credentials: { accessKeyId: 'a', secretAccessKey: 'b' } })
+  .putPublicAccessBlock({ AccountId: '123456789012',
+    PublicAccessBlockConfiguration: { BlockPublicAcls: true } }).promise().catch(() => {});
+"""
+
+
+def test_a_host_prefix_does_not_lead_away_from_the_local_aws(
+    ts_note_built: Path, page_server: str
+) -> None:
+    """S3 Control puts the account id in front of the host ("{AccountId}."): pointed at the
+    local AWS by the hook, v2 asked for 123456789012.127.0.0.1, which nothing resolves, and
+    Community::S3::PublicAccessBlock failed every create ("Inaccessible host")."""
+    assert NODE is not None
+    env = {"PATH": "/usr/bin:/bin", "NODE_PATH": str(ts_note_built / "node_modules")}
+    proc = subprocess.run(
+        [NODE, "--require", str(HOOKS), "-e", S3_CONTROL],
+        capture_output=True, text=True, timeout=120, cwd=ts_note_built,
+        env={**env, "AWS_ENDPOINT_URL": page_server},
+    )  # fmt: skip
+    lines = proc.stdout.split("\n")
+    (record,) = [json.loads(x[len(MARK) :]) for x in lines if x.startswith(MARK) and "params" in x]
+    assert record["operation"] == "PutPublicAccessBlock", record
+    assert record["http_status"] == 500, record  # the loopback server answered it

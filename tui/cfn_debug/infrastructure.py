@@ -66,6 +66,7 @@ _NO_NETWORK = re.compile(
     r"|\[Errno \d+\] Connection refused|ConnectionRefusedError"
     r"|dial tcp [^\n]{0,300}?(?:no such host|connection refused)"
     r"|java\.net\.(?:UnknownHostException|ConnectException)"
+    r"|Inaccessible host: `"  # the AWS SDK for JavaScript v2's UnknownEndpoint
 )
 #: how much of a message or exception line _NO_NETWORK reads (a handler's text is unbounded)
 _NETWORK_TEXT = 4096

@@ -105,13 +105,36 @@ def _calls(run: RunRecord) -> list[tuple[str, str, str]]:
     ]
 
 
+#: How the operations begin whose repeat AWS commonly refuses (the thing already exists, or is
+#: gone) where moto sometimes answers success. A repeat made only of other calls (Put, Get,
+#: Describe, Update, Tag, ...) AWS answers as moto did, so the handler's answer is judged.
+REFUSED_WHEN_REPEATED = (
+    "Create",
+    "Delete",
+    "Register",
+    "Deregister",
+    "Add",
+    "Remove",
+    "Associate",
+    "Disassociate",
+    "Attach",
+    "Detach",
+    "Allocate",
+    "Release",
+    "Import",
+    "Terminate",
+)
+
+
 def stand_in_repeat(p: Play, first: RunRecord, again: RunRecord) -> str | None:
     """Why a repeated action's SUCCESS (a second create of the same input, a second delete) may
     be the local AWS's answer, not the handler's, or None: against moto (or another stand-in at
     --aws-endpoint-url) it made the very calls the first made and each succeeded. Such a handler
     leaves it to the service to say the resource exists or is gone; AWS answers most of these
     with an error the handler passes on (AlreadyExists, NotFound), and moto does not always
-    (IAM's CreateSAMLProvider and DeleteSAMLProvider, say)."""
+    (IAM's CreateSAMLProvider and DeleteSAMLProvider, say). Only when one of the calls is of a
+    kind AWS refuses to repeat (``REFUSED_WHEN_REPEATED``): a create made of an upsert (S3
+    Control's PutPublicAccessBlock) succeeds twice against AWS too, and is judged."""
     target = p.runner.workspace.aws_target
     if target is None or target.kind not in ("local", "endpoint") or not succeeded(again):
         return None
@@ -120,6 +143,8 @@ def stand_in_repeat(p: Play, first: RunRecord, again: RunRecord) -> str | None:
         return None
     if any(c.failed for step in again.steps for c in step.aws_calls):
         return None
+    if not any(operation.startswith(REFUSED_WHEN_REPEATED) for _, operation, _ in calls):
+        return None  # a Put (an upsert) twice: AWS too answers success, the answer is the handler's
     names = ", ".join(dict.fromkeys(f"{service} {operation}" for service, operation, _ in calls))
     return (
         f"ended SUCCESS after the same calls as the first ({names}), each answered with success "

@@ -11,7 +11,7 @@
  * - SDK v2 (aws-sdk, what cloudformation-cli-typescript-lib 1.0.x builds its sessions with): its
  *   global event bus (AWS.events: validate, complete) for the records; and, when
  *   AWS_ENDPOINT_URL is set (--local-aws), every client's default endpoint becomes it (v2 does
- *   not read the variable, v3 does), with path-style S3 addressing.
+ *   not read the variable, v3 does), with path-style S3 addressing and no host prefix.
  *
  * Records are aws_recorder.py's (the Python workers'): one line on fd 1, RECORD_MARK then JSON;
  * a start record {"id", "start": true, "service", "operation"} when a call goes out, then the
@@ -220,6 +220,9 @@ function patchV2(AWS) {
         // loads): a client given an endpoint of its own keeps it.
         defaults.endpoint = endpoint;
         defaults.s3ForcePathStyle = true;
+        // no host prefix (S3 Control's "{AccountId}."): it would name a host under the local
+        // endpoint's address, which nothing resolves; the request's headers still carry it
+        defaults.hostPrefixEnabled = false;
     }
     AWS.events.on('validate', (request) => {
         try {
