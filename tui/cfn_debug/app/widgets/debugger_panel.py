@@ -4,11 +4,15 @@ stays live (pdb runs in the worker, its messages arrive on the debug channel's t
 
 The main screen mounts the panel when the first ``DebuggerEvent`` arrives (a handler stopped)
 and tells it each event by ``take``; what it shows is a debugger/pdbview.PdbView, updated by
-that event.
+that event. It shows one session at a time, the newest that stopped; a session it stops
+showing while that one still waits (two workers stopped at once: a scenario's and a chain's)
+is parked and shown again when the one shown runs on or ends, so no stopped handler is left
+waiting where nobody can reach it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -79,6 +83,10 @@ class DebuggerPanel(Vertical):
         super().__init__(**kwargs)
         self.view = PdbView()
         self.session: DebugSession | None = None
+        #: The shown session's last stop (where it is), kept to park it.
+        self._where: DebugEvent | None = None
+        #: Sessions stopped while another was shown -> their last stop, newest last.
+        self._parked: dict[DebugSession, DebugEvent] = {}
         self._log: RichLog | None = None  # pdb's output, mounted when it first has some
         self.history = History(self.view)
         self.border_title = "Debugger"
@@ -103,10 +111,17 @@ class DebuggerPanel(Vertical):
     def take(self, session: DebugSession, event: DebugEvent) -> None:
         """One event of a worker's pdb (the screen's DebuggerEvent)."""
         if self.session is not session:
+            if event.kind in ("go", "quit", "closed"):
+                self._parked.pop(session, None)  # it ran on: nothing to come back to
             if event.kind not in ("stop", "input"):
                 return  # another worker's session that is not stopped: nothing to show
+            if self.session is not None and self.view.stopped and self._where is not None:
+                self._parked[self.session] = self._where
+            self._parked.pop(session, None)
             self.session = session
             self.view.file = self.view.line = None
+        if event.kind in ("stop", "input") and event.file is not None:
+            self._where = event
         log = self._output()
         for line in self.view.apply(event):
             log.write(Text(printable(line)))
@@ -124,13 +139,27 @@ class DebuggerPanel(Vertical):
         elif event.kind in ("quit", "closed"):
             self.border_title = "Debugger"
             self.remove_class("-stopped")
-            self.session = None
+            self.session = self._where = None
+            self._show_parked()
         if not self.view.stopped and event.kind == "go":
             # Hidden unless it stops again at once (n, s): no flicker between two stops.
             self.set_timer(0.3, self._hide_if_running)
 
+    def _show_parked(self) -> bool:
+        """Show the newest parked session that still waits for a command; False if none."""
+        while self._parked:
+            session, where = self._parked.popitem()
+            if session.waiting:
+                where_now = printable(where.function or "?")
+                self._output().write(Text(f"-- another handler waits in pdb, in {where_now}"))
+                self.take(session, dataclasses.replace(where, kind="input", text=""))
+                return True
+        return False
+
     def _hide_if_running(self) -> None:
         if not self.view.stopped:
+            if self._show_parked():
+                return
             self.remove_class("-stopped")
             if self.screen.focused is self.query_one(PdbInput):
                 self.screen.set_focus(None)

@@ -42,6 +42,7 @@ from cfn_debug.app.widgets.run_status import Countdown, InFlight, Prompt, RunSta
 from cfn_debug.app.widgets.step_detail import ContractOf, StepDetail
 from cfn_debug.app.widgets.timeline import Timeline
 from cfn_debug.errors import CfnDebugError
+from cfn_debug.text.terminal import printable
 
 if TYPE_CHECKING:
     from cfn_debug.app.widgets.debugger_panel import DebuggerPanel
@@ -177,6 +178,23 @@ class MainScreen(MainActions, MainStream, Screen[None]):
             panel = self._debugger = DebuggerPanel(id="debugger")
             await self.query_one("#right").mount(panel, before=self.detail)
         panel.take(message.session, message.event)
+        if message.event.kind == "input" and panel.session is message.session:
+            self._tell_stopped_below(panel)
+
+    def _tell_stopped_below(self, panel: DebuggerPanel) -> None:
+        """pdb waits while another screen (help, export, the scenarios) is on top of this one:
+        say so there, or the run looks stuck with nothing to say why."""
+        if self.app.screen is self:
+            return
+        where = f"{panel.view.function or '?'} line {panel.view.line}"
+        self.app.notify(
+            f"A handler stopped in pdb ({printable(where)}): its Debugger panel is on the main "
+            "screen; close this screen (Esc) to answer it.",
+            title="Debugger",
+            severity="warning",
+            timeout=15,
+            markup=False,
+        )
 
     # --- opening --------------------------------------------------------------------------
 
