@@ -47,3 +47,27 @@ def test_an_allowed_invalid_target_is_not_judged_on_a_partial_setup(tmp_path: Pa
     assert verdict["status"] == "skip", verdict
     assert "Tighten (AWS::CloudFormation::CustomResource)" in verdict["message"]
     assert "ssm GetParameter" in verdict["message"]
+
+
+@pytest.mark.slow
+def test_run_does_not_judge_it_either(tmp_path: Path) -> None:
+    """`run` on the same partial setup (its prefix exported for the compliant input): the invalid
+    input's target is allowed after the hook read AWS, and no MUST hook-refuses-invalid-input is
+    made of it (exit 0)."""
+    project = tmp_path / "parameter-gate"
+    shutil.copytree(PARAMETER_GATE, project)
+    exported = "Outputs:\n  QueuePrefix:\n    Value: ord\n    Export:\n      Name: QueuePrefix\n"
+    (project / "test" / "setup.yml").write_text(SETUP + exported)
+    proc = cfn_debug(
+        "run", "--project", str(project), "--local-aws", "--json", "--no-journal",
+        home=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    runs = document(proc)["runs"]
+    assert [r.get("verdict") for r in runs] == ["allowed", "allowed"]
+    calls = {
+        (c["service"], c["operation"]) for r in runs for s in r["steps"] for c in s["aws_calls"]
+    }
+    assert ("ssm", "GetParameter") in calls
+    rules = [f["rule_id"] for r in runs for f in r.get("chain_findings", [])]
+    assert "hook-refuses-invalid-input" not in rules, rules

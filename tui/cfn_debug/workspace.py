@@ -97,6 +97,12 @@ class Workspace:
     def aws_target(self) -> AwsTarget | None:
         return self.aws.target if self.aws is not None else None
 
+    @property
+    def setup_missing(self) -> tuple[str, ...]:
+        """The setup stack's resources the local AWS did not create ("Logical (Type)")."""
+        setup = self.aws.setup if self.aws is not None else None
+        return tuple(setup.missing) if setup is not None else ()
+
     def describe_aws(self) -> str:
         """One line saying which AWS the handlers talk to (the dashboard's header shows it)."""
         target = self.aws_target or AwsTarget("none")
@@ -391,6 +397,7 @@ class Workspace:
                 control=control,
                 endpoint_label=self.endpoint_label,
                 defaults=self.defaults,
+                setup_missing=self.setup_missing,
             )
         stream = run_chain(
             self.invoker,

@@ -100,6 +100,7 @@ class HookWorkspace:
         control: ChainControl | None,
         endpoint_label: str,
         defaults: Any,
+        setup_missing: tuple[str, ...] = (),
     ) -> AsyncIterator[ChainEvent]:
         target = HookTarget(
             type_name=self.schema.type_name,
@@ -108,6 +109,7 @@ class HookWorkspace:
             account=defaults.aws_account_id,
             region=defaults.region,
             lambda_hook=self.lambda_hook,
+            setup_missing=setup_missing,
         )
         return run_hook_chain(
             invoker,
