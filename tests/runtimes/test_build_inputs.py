@@ -9,6 +9,7 @@ builds that run are a stand-in script's (a real tsc rebuild is test_ts_note's wa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -19,7 +20,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from cfn_debug.endpoint.runtimes import RuntimeOptions, project_language, runtime_for
+from cfn_debug.endpoint.runtimes import RuntimeOptions, builds, project_language, runtime_for
+from cfn_debug.endpoint.runtimes.base import BuildFailed
 from cfn_debug.endpoint.runtimes.java import JavaRuntime
 from cfn_debug.endpoint.runtimes.node import NodeRuntime
 from cfn_debug.endpoint.runtimes.provided import ProvidedRuntime
@@ -29,7 +31,7 @@ from cfn_debug.errors import EndpointError, ProjectError
 from cfn_debug.project import discover_project, read_settings
 from cfn_debug.watch import SCHEMA, SOURCE, WatchPlan, plan_for
 
-from .conftest import PROJECTS, TS_NOTE, needs_node
+from .conftest import PROJECTS, TS_NOTE, needs_node, needs_npm
 from .native.conftest import GO_NOTE, JAVA_NOTE, copy_project
 
 NODE_ECHO = PROJECTS / "node-echo"
@@ -312,3 +314,27 @@ def test_a_state_directory_that_cannot_be_written_is_a_one_line_error(
     spec = FunctionSpec("TypeFunction", "dist/handlers.entrypoint", root, runtime="nodejs20.x")
     with pytest.raises(EndpointError, match="cannot create this directory of cfn-debug's state"):
         NodeRuntime(spec, root, RuntimeOptions()).prepare()  # dist/ is empty: a build is due
+
+
+@needs_npm
+@pytest.mark.timeout(60)
+def test_a_build_that_never_ends_is_given_up_with_its_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build script that never ends (a watch mode) is stopped at the build limit, its whole
+    tree killed, and fails as a build does (it hung the endpoint's start for ever)."""
+    marker = f"cfn-debug-never-ends-{os.getpid()}"
+    root = tmp_path
+    (root / "dist").mkdir()
+    script = f'node -e "setInterval(() => {{}}, 1000) // {marker}"'
+    (root / "package.json").write_text(json.dumps({"scripts": {"build": script}}))
+    monkeypatch.setattr(builds, "BUILD_LIMIT_S", 1.0)
+    spec = FunctionSpec("TypeFunction", "dist/handlers.entrypoint", root, runtime="nodejs20.x")
+    with pytest.raises(BuildFailed, match="gave up after 1 s"):
+        NodeRuntime(spec, root, RuntimeOptions()).prepare()
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError):
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                left.append(pid)
+    assert not left

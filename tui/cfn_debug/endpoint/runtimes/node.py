@@ -16,7 +16,8 @@ missing or older than one of the build's inputs (``src/``, and ``build_files()``
 tsconfig*.json, package.json with its scripts, package-lock.json), or when the last build
 cfn-debug ran failed (tsc writes its output even when it reports errors, so a fresh dist/ does
 not say the build passed; the failure is remembered outside the project until a build succeeds):
-once, under a lock, reported through the endpoint's progress callback. A build that succeeded
+once, under a lock, reported through the endpoint's progress callback (a command that has not
+ended after builds.BUILD_LIMIT_S is killed with its processes and fails). A build that succeeded
 from the very inputs there are now is not run again (an incremental tsc may leave dist/ as it
 was: their signature is kept outside the project). Decision: node_modules/ and dist/ are written
 where the project's own build writes them (what ``npm ci && npm run build``, the plugin's
@@ -34,6 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from cfn_debug.endpoint import proctree
 from cfn_debug.endpoint.pyenv import EnvProgress
 from cfn_debug.endpoint.runtimes import builds
 from cfn_debug.endpoint.runtimes.base import (
@@ -340,7 +342,7 @@ class NodeRuntime(Runtime):
         env.setdefault("npm_config_audit", "false")
         started = time.monotonic()
         try:
-            done = subprocess.run(
+            process = subprocess.Popen(
                 command,
                 cwd=self.package_root,
                 env=env,
@@ -349,15 +351,33 @@ class NodeRuntime(Runtime):
                 stderr=subprocess.STDOUT,
                 text=True,
                 errors="replace",
-                check=False,
+                **proctree.own_group(),
             )
         except OSError as error:
             raise EndpointError(f"cannot run {shown}: {error}", path=self.package_root) from None
-        lines = [line for line in done.stdout.splitlines() if line.strip()]
-        if done.returncode != 0:
+        try:
+            output, _ = process.communicate(timeout=builds.BUILD_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            # a build that never ends ("tsc --watch" as the build script, a source that is a
+            # FIFO): its whole tree goes, and it counts as a failed build
+            proctree.kill_tree(process.pid)
+            output, _ = process.communicate()
+            tail = [line for line in output.splitlines() if line.strip()][-ERROR_LINES:]
+            raise BuildFailed(
+                f"{shown} gave up after {builds.BUILD_LIMIT_S:.0f} s (does the build script "
+                "end? a watch mode never does)",
+                path=self.package_root,
+                output=tail,
+            ) from None
+        except BaseException:
+            proctree.kill_tree(process.pid)
+            process.wait()
+            raise
+        lines = [line for line in output.splitlines() if line.strip()]
+        if process.returncode != 0:
             tail = lines[-ERROR_LINES:]
             raise BuildFailed(
-                f"{shown} failed (exit {done.returncode}): " + " | ".join(tail),
+                f"{shown} failed (exit {process.returncode}): " + " | ".join(tail),
                 path=self.package_root,
                 output=tail,
             )
