@@ -256,6 +256,8 @@ def test_a_package_that_depends_on_nothing_is_not_installed_at_every_start(
     assert not runtime._needs_install()
     package.write_text(json.dumps({"name": "lib", "dependencies": {"left-pad": "1.3.0"}}))
     assert runtime._needs_install()
+    package.write_text(json.dumps({"name": "root", "workspaces": ["packages/*"]}))
+    assert runtime._needs_install()  # npm links the workspaces into node_modules/
     package.write_text('{"name": "broken",')
     assert runtime._needs_install()
 

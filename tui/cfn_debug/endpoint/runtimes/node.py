@@ -124,7 +124,12 @@ DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies", 
 
 
 def _declares_dependencies(package: dict[str, Any]) -> bool:
-    return any(isinstance(package.get(key), dict) and package[key] for key in DEPENDENCY_FIELDS)
+    """Whether `npm install` would put anything under node_modules/: a dependency, or a
+    workspace (linked there, with the workspaces' own dependencies)."""
+    if any(isinstance(package.get(key), dict) and package[key] for key in DEPENDENCY_FIELDS):
+        return True
+    workspaces = package.get("workspaces")
+    return isinstance(workspaces, list | dict) and bool(workspaces)
 
 
 def _engines(package: dict[str, Any] | None) -> str | None:
