@@ -68,7 +68,6 @@ async def test_two_handlers_stopped_at_once_are_each_shown(demo_copy: Path, tmp_
             pilot,
             lambda: (p := _panel(app)) and p.session is first and p.view.waiting,
             "the scenario's pdb shown again",
-            timeout=10,
         )
         panel = _panel(app)
         assert panel is not None and panel.has_class("-stopped")
