@@ -359,8 +359,7 @@ class HookScenarioRunner:
         read AWS and the setup stack lacks a resource the local AWS did not create (what the
         input's author expected the hook to find, such as the rules a custom resource
         registers), or None."""
-        setup = getattr(getattr(self.workspace, "aws", None), "setup", None)
-        missing = list(getattr(setup, "missing", None) or ())
+        missing = self.workspace.setup_missing
         calls = [f"{c.service} {c.operation}" for step in run.steps for c in step.aws_calls]
         if not missing or not calls:
             return None
