@@ -64,9 +64,30 @@ def _model(data: dict[str, Any]) -> ResourceModel:
     )
 
 
+def _read(path: Path) -> dict[str, Any] | None:
+    """A ticket's data, or None when another invocation deleted it between listing and reading
+    (scenarios run at once share the store)."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+
+
+def _write(data: dict[str, Any]) -> None:
+    """Write a ticket whole: a temporary file renamed over the ticket, so a concurrent reader
+    never sees half of one."""
+    path = _dir() / f"{data['TicketId']}.json"
+    partial = path.parent / f"{path.name}.{secrets.token_hex(4)}.partial"
+    partial.write_text(json.dumps(data))
+    os.replace(partial, path)
+
+
+def _all() -> list[dict[str, Any]]:
+    return [d for p in sorted(_dir().glob("*.json")) if (d := _read(p)) is not None]
+
+
 def _load(ticket_id: str | None) -> dict[str, Any] | None:
-    path = _dir() / f"{ticket_id}.json"
-    return json.loads(path.read_text()) if ticket_id and path.is_file() else None
+    return _read(_dir() / f"{ticket_id}.json") if ticket_id else None
 
 
 @resource.handler(Action.CREATE)
@@ -74,8 +95,7 @@ def create_handler(_session: Any, request: Any, _context: Any) -> ProgressEvent:
     model: ResourceModel = request.desiredResourceState
     fault = request.typeConfiguration.Fault if request.typeConfiguration else None
     if fault != "NotIdempotent":
-        for path in _dir().glob("*.json"):
-            data = json.loads(path.read_text())
+        for data in _all():
             if data.get("Token") == request.clientRequestToken:
                 return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=_model(data))
     data = {
@@ -83,7 +103,7 @@ def create_handler(_session: Any, request: Any, _context: Any) -> ProgressEvent:
         "TicketId": "t-" + secrets.token_hex(6),
         "Token": request.clientRequestToken,
     }
-    (_dir() / f"{data['TicketId']}.json").write_text(json.dumps(data))
+    _write(data)
     return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=_model(data))
 
 
@@ -104,7 +124,7 @@ def update_handler(_session: Any, request: Any, _context: Any) -> ProgressEvent:
         raise exceptions.NotFound(TYPE_NAME, str(model.TicketId))
     data.update({"Title": model.Title, "Body": model.Body})
     data = {k: v for k, v in data.items() if v is not None}
-    (_dir() / f"{model.TicketId}.json").write_text(json.dumps(data))
+    _write(data)
     return ProgressEvent(status=OperationStatus.SUCCESS, resourceModel=_model(data))
 
 
@@ -113,11 +133,11 @@ def delete_handler(_session: Any, request: Any, _context: Any) -> ProgressEvent:
     ticket_id = request.desiredResourceState.TicketId
     if _load(ticket_id) is None:
         raise exceptions.NotFound(TYPE_NAME, str(ticket_id))
-    (_dir() / f"{ticket_id}.json").unlink()
+    (_dir() / f"{ticket_id}.json").unlink(missing_ok=True)
     return ProgressEvent(status=OperationStatus.SUCCESS)
 
 
 @resource.handler(Action.LIST)
 def list_handler(_session: Any, _request: Any, _context: Any) -> ProgressEvent:
-    models = [_model(json.loads(p.read_text())) for p in sorted(_dir().glob("*.json"))]
+    models = [_model(data) for data in _all()]
     return ProgressEvent(status=OperationStatus.SUCCESS, resourceModels=models)
