@@ -57,8 +57,14 @@ RUNTIME_JS = HERE / "runtime.js"
 HOOKS_JS = HERE / "hooks.js"
 #: The handler library of TypeScript plugin projects: its engines range is the one checked.
 HANDLER_LIBRARY = "@amazon-web-services-cloudformation/cloudformation-cli-typescript-lib"
-#: Build output kept for an error message (the last lines).
+#: Build output kept for an error message (the last lines; an install's first error lines).
 ERROR_LINES = 15
+#: An install's error lines kept for its message (npm's reason comes first; then the details).
+INSTALL_ERROR_LINES = 6
+#: How npm prefixes its error lines (npm 7+, and npm 6 and older).
+NPM_ERROR_PREFIXES = ("npm error", "npm ERR!")
+#: How npm prefixes its warnings, which never say why a command failed.
+NPM_WARNING_PREFIXES = ("npm warn", "npm WARN")
 #: The oldest Node this runtime client runs on.
 MINIMUM_NODE = (18, 0, 0)
 #: What npm writes into node_modules at every install (its freshness says when it last ran).
@@ -121,6 +127,42 @@ def build_stamp(package_root: Path) -> Path:
 
 #: The package.json fields whose packages `npm install` puts under node_modules/.
 DEPENDENCY_FIELDS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+
+
+def _npm_text(line: str) -> str:
+    """A line of npm's output without npm's error prefix, stripped."""
+    for prefix in NPM_ERROR_PREFIXES:
+        if line.startswith(prefix):
+            return line[len(prefix) :].strip()
+    return line.strip()
+
+
+def npm_failure_lines(output: str, *, install: bool) -> list[str]:
+    """The lines of a failed npm command that say why, for its one-line error.
+
+    npm's warnings are left out, and so is the usage text npm appends to a usage error (``npm
+    ci`` on a lockfile out of step with package.json prints its reason, then its whole option
+    list). An install's reason is at the start of npm's error lines, so those come first; a
+    build's is the compiler's output before npm's own lines, so the last lines are kept."""
+    kept = [
+        line.rstrip() for line in output.splitlines() if not line.startswith(NPM_WARNING_PREFIXES)
+    ]
+    usage = next((i for i, line in enumerate(kept) if _npm_text(line) == "Usage:"), None)
+    if usage is not None:
+        end = usage
+        while end > 0 and not _npm_text(kept[end - 1]):
+            end -= 1  # the blank lines before "Usage:"
+        while end > 0 and _npm_text(kept[end - 1]):
+            end -= 1  # the command's one-line summary ("Clean install a project")
+        kept = kept[:end] if end > 0 else kept[:usage]
+    lines: list[str] = []
+    for line in kept:
+        if _npm_text(line) and (not lines or lines[-1] != line):
+            lines.append(line)
+    if install:
+        first = next((i for i, line in enumerate(lines) if line.startswith(NPM_ERROR_PREFIXES)), 0)
+        return lines[first : first + INSTALL_ERROR_LINES]
+    return lines[-ERROR_LINES:]
 
 
 def _declares_dependencies(package: dict[str, Any]) -> bool:
@@ -378,9 +420,8 @@ class NodeRuntime(Runtime):
             proctree.kill_tree(process.pid)
             process.wait()
             raise
-        lines = [line for line in output.splitlines() if line.strip()]
         if process.returncode != 0:
-            tail = lines[-ERROR_LINES:]
+            tail = npm_failure_lines(output, install=args[0] != "run")
             raise BuildFailed(
                 f"{shown} failed (exit {process.returncode}): " + " | ".join(tail),
                 path=self.package_root,
