@@ -10,7 +10,7 @@ from pathlib import Path
 from cfn_debug.chain import ChainOptions
 from cfn_debug.contract.expectations import expected_failure
 from cfn_debug.events import EventSpec
-from cfn_debug.records import RunEnded, RunRecord
+from cfn_debug.records import EndReason, RunEnded, RunRecord
 from cfn_debug.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,3 +58,15 @@ def test_a_handler_that_accepts_the_invalid_input_gets_a_should(tmp_path: Path) 
         ("invalid-input-rejected", "SHOULD")
     ]
     assert run.must_failures == []
+
+
+def test_a_handler_the_runtime_cannot_load_is_not_judged(tmp_path: Path) -> None:
+    """An ImportModuleError is infrastructure (exit 2), not the handler's answer to the invalid
+    input: before, it also got the invalid-input-rejected SHOULD ("the handler answered crash")."""
+    project = tmp_path / "project"
+    shutil.copytree(MEMBER, project)
+    handlers = project / "src" / "corpus_member" / "handlers.py"
+    handlers.write_text("import cfn_debug_no_such_module  # noqa: F401\n" + handlers.read_text())
+    run = run_invalid(tmp_path, project)
+    assert run.end_reason is EndReason.ERROR
+    assert run.findings == []

@@ -2,8 +2,10 @@
 ``example_inputs/``) holds a model the schema rejects, and `cfn test` sends it to see the
 handler refuse it. For such an event FAILED InvalidRequest is the pass: the input-valid finding
 is its premise and requested-properties-returned does not apply (both dropped), a request the
-library refused before the handler ran is not judged, and any other answer is an
-``invalid-input-rejected`` SHOULD finding on the chain's last step.
+library refused before the handler ran is not judged, nor is a chain that ended on an error
+(a function the runtime cannot load, a call the local AWS cannot serve: the handler gave no
+answer of its own) or was stopped, and any other answer is an ``invalid-input-rejected`` SHOULD
+finding on the chain's last step.
 
 :func:`expected_failure` marks the event (consumers may show it: "expected to fail").
 """
@@ -16,13 +18,25 @@ from typing import Any
 
 from cfn_debug.contract.rules import rule
 from cfn_debug.pylib.refusal import library_refusal
-from cfn_debug.records import ChainEvent, Finding, Level, OutcomeKind, RunEnded, Step, StepCompleted
+from cfn_debug.records import (
+    ChainEvent,
+    EndReason,
+    Finding,
+    Level,
+    OutcomeKind,
+    RunEnded,
+    Step,
+    StepCompleted,
+)
 
 _INVALID_INPUT = re.compile(r"^inputs_\d+_invalid\.json$")
 _INPUT_DIRS = ("inputs", "example_inputs")
 #: findings whose premise an invalid-on-purpose input breaks: the input is invalid (that is the
 #: point), and what a handler returns for it need not echo what it was asked
 _PREMISE = frozenset({"input-valid", "requested-properties-returned"})
+#: chains that end with no answer of the handler's own to judge: the endpoint or the local AWS
+#: could not serve the step (infrastructure, never a finding), or the consumer stopped it
+_UNJUDGED = frozenset({EndReason.ERROR, EndReason.CANCELLED})
 #: the answer an expected-to-fail event should get
 INVALID_REQUEST = "InvalidRequest"
 
@@ -79,7 +93,7 @@ async def with_expectation(
                 yield held
             held = item
             continue
-        if held is not None and isinstance(item, RunEnded):
+        if held is not None and isinstance(item, RunEnded) and item.run.end_reason not in _UNJUDGED:
             found = invalid_input_rejected(held.step, code)
             if found is not None:
                 held.step.findings.append(found)
