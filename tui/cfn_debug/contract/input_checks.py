@@ -31,23 +31,28 @@ def _first(ctx: StepContext) -> bool:
 
 
 def input_valid(ctx: StepContext) -> Problems:
-    """The first request's desired state against the full schema, required included (but a
-    readOnly property listed as required, which no request can carry), with the integers,
-    numbers and booleans CloudFormation sends as strings ("6", "false") read as the handler
-    library recasts them. Later requests carry the handler's own models, not the user's input."""
+    """The first request's desired state against the full schema (:func:`desired_state_errors`).
+    Later requests carry the handler's own models, not the user's input."""
     if not _first(ctx) or ctx.schema is None:
         return []
     if ctx.desired is None:
         return [(REQUEST_DESIRED, "the request has no desired state")]
-    desired = ctx.desired
-    errors = ctx.schema.input_errors(desired)
+    return [(REQUEST_DESIRED + p, m) for p, m in desired_state_errors(ctx.schema, ctx.desired)]
+
+
+def desired_state_errors(schema: Any, desired: Any) -> list[tuple[str, str]]:
+    """(pointer, message) for each way ``desired`` is not an input CloudFormation could send:
+    the full schema, required included (but a readOnly property listed as required, which no
+    request can carry), with the integers, numbers and booleans CloudFormation sends as strings
+    ("6", "false") read as the handler library recasts them."""
+    errors = schema.input_errors(desired)
     if any(_STRINGIFIED.match(m) for _, m in errors):
-        desired = typed_as_sent(ctx.schema, desired)
-        errors = ctx.schema.input_errors(desired)
+        desired = typed_as_sent(schema, desired)
+        errors = schema.input_errors(desired)
     return [
-        (REQUEST_DESIRED + p, with_constraint(ctx.schema, desired, p, m))
+        (p, with_constraint(schema, desired, p, m))
         for p, m in errors
-        if not _read_only_required(ctx.schema, p, m)
+        if not _read_only_required(schema, p, m)
     ]
 
 

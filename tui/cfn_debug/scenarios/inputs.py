@@ -2,8 +2,9 @@
 
 Sources, in `cfn test`'s order: the project's ``inputs/`` (or ``example_inputs/``) files
 ``inputs_N_create.json`` and ``inputs_N_update.json`` (lowest N); else ``overrides.json`` applied
-over inputs generated from the schema; else the project's own CREATE and UPDATE events; else
-inputs generated from the schema alone.
+over inputs generated from the schema; else the project's own CREATE and UPDATE events that the
+schema accepts (one it rejects is passed over, saying so); else inputs generated from the schema
+alone.
 
 What the user wrote is sent as written. Where a run needs a new name (a value cfn-debug
 generated, ``--unique``, or a create answered AlreadyExists for a written value: the scenario
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfn_debug.aws.placeholders import fill, read_json_bare, read_json_filled
+from cfn_debug.contract.input_checks import desired_state_errors
 from cfn_debug.errors import EventError
 from cfn_debug.records import Action
 from cfn_debug.scenarios.generate import example_create, example_update
@@ -177,8 +179,16 @@ def apply_overrides(model: dict[str, Any], overrides: dict[str, Any]) -> dict[st
     return out
 
 
-def _from_events(project: Project) -> ScenarioInputs | None:
-    def pick(action: Action) -> Any:
+def _from_events(
+    project: Project, schema: ResourceSchema
+) -> tuple[ScenarioInputs | None, list[str]]:
+    """The project's own CREATE (and UPDATE) event as the scenarios' input, and why events were
+    passed over: an event whose desired state the schema rejects is never the scenarios'
+    input (a request cfn-debug builds must be one CloudFormation could send, and a handler may
+    assume its input is valid; a published project's sam-tests may predate its schema)."""
+    skipped: list[str] = []
+
+    def pick(action: Action) -> tuple[Any, dict[str, Any]] | None:
         candidates = [
             e
             for e in project.events
@@ -188,18 +198,24 @@ def _from_events(project: Project) -> ScenarioInputs | None:
             and not (e.normalized.type_configuration or {}).get("Fault")
         ]
         exact = [e for e in candidates if e.name.rsplit("/", 1)[-1] == action.value.lower()]
-        return (exact or candidates or [None])[0]
+        for event in exact + [e for e in candidates if e not in exact]:
+            model = drop_pointers(event.normalized.desired, schema.read_only)
+            errors = desired_state_errors(schema, model)
+            if not errors:
+                return event, model
+            pointer, message = errors[0]
+            skipped.append(
+                f"{event.source} is not valid against the schema: {pointer or '/'} {message}"
+            )
+        return None
 
     create = pick(Action.CREATE)
     if create is None:
-        return None
+        return None, skipped
     update = pick(Action.UPDATE)
-    source = f"event {create.source}" + (f", {update.source}" if update is not None else "")
-    return ScenarioInputs(
-        copy.deepcopy(create.normalized.desired),
-        copy.deepcopy(update.normalized.desired) if update is not None else None,
-        source,
-    )
+    source = f"event {create[0].source}" + (f", {update[0].source}" if update else "")
+    inputs = ScenarioInputs(create[1], update[1] if update else None, source)
+    return inputs, skipped
 
 
 def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
@@ -209,10 +225,13 @@ def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
     if found is not None:
         return _strip_read_only(found, schema)
     overrides = read_overrides(project.root, exports)
+    skipped: list[str] = []
     if overrides is None:
-        found = _from_events(project)
+        found, skipped = _from_events(project, schema)
         if found is not None:
-            return _strip_read_only(found, schema)
+            if skipped:
+                found.source += f" ({'; '.join(skipped)})"
+            return found
 
     create = example_create(schema)
     update = example_update(schema)
@@ -227,6 +246,8 @@ def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
             schema, update, update_values, path, "UPDATE" if "UPDATE" in overrides else "CREATE"
         )
     source = f"generated from the schema{' with ' + OVERRIDES if overrides else ''}"
+    if skipped:
+        source += f" ({'; '.join(skipped)})"
     return ScenarioInputs(create, update, source, overrides or {})
 
 
