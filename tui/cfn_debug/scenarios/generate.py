@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from cfn_debug.contract.input_checks import desired_state_errors
 from cfn_debug.scenarios.pattern_example import pattern_example
 from cfn_debug.scenarios.subschemas import length_only, plain_subschema
 from cfn_debug.schema import ResourceSchema, identifier_model
@@ -187,7 +188,7 @@ def _drop_parts(
     while improved:
         improved = False
         for candidate in _smaller(failure.model):
-            if schema.input_errors(candidate):
+            if desired_state_errors(schema, candidate):
                 continue
             key = json.dumps(candidate, sort_keys=True)
             attempt = memo.get(key)

@@ -29,6 +29,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.errors import NonInteractiveExampleWarning
 from hypothesis_jsonschema import from_schema
 
+from cfn_debug.contract.input_checks import desired_state_errors
 from cfn_debug.locations import state_dir
 from cfn_debug.scenarios.subschemas import (
     MAX_DEPTH,
@@ -115,11 +116,12 @@ def _object(schema: ResourceSchema, node: dict[str, Any], pointer: str, depth: i
 
 def create_strategy(schema: ResourceSchema) -> Any:
     """Create inputs: every property but the readOnly ones, the required ones always; only
-    inputs the schema accepts as cfn-debug reads it (``input_errors``: ECMA-262 patterns at any
-    depth), since each is sent as a valid input and a handler is judged on it."""
+    inputs the schema accepts as cfn-debug reads it (``desired_state_errors``, as input-valid
+    judges a request: ECMA-262 patterns at any depth, a readOnly property listed as required
+    not asked for), since each is sent as a valid input and a handler is judged on it."""
     _keep_out_of_the_project()
     strategy = _strategy(schema, schema.raw, "", 0)
-    return strategy.filter(lambda model: not schema.input_errors(model))
+    return strategy.filter(lambda model: not desired_state_errors(schema, model))
 
 
 def update_strategy(schema: ResourceSchema) -> Any:
