@@ -29,6 +29,7 @@ from cfn_debug.events import (
     resolve_credentials,
     shape_for_handler,
 )
+from cfn_debug.example_inputs import without_rejected_examples
 from cfn_debug.hooks.schema import load_hook_schema
 from cfn_debug.hooks.workspace import HookWorkspace
 from cfn_debug.invoke.base import Invoker
@@ -92,6 +93,8 @@ class Workspace:
         #: (event name, model) of every CREATE of an event file that ended SUCCESS here, until a
         #: DELETE of it succeeds: what a scenario's AlreadyExists may be the session's own doing
         self.created: list[tuple[str, dict[str, Any]]] = []
+        #: why example_inputs/ sets were left out of the project's events (cfn_debug.example_inputs)
+        self.example_notes: list[str] = []
 
     @property
     def aws_target(self) -> AwsTarget | None:
@@ -178,6 +181,7 @@ class Workspace:
             raise
         try:
             project = _with_exports(project, schema_path, session.exports)
+            project.events, example_notes = without_rejected_examples(project.events, schema)
             defaults = PayloadDefaults(
                 region=region,
                 credentials=credentials or session.credentials,
@@ -202,7 +206,7 @@ class Workspace:
         except BaseException:
             session.close()
             raise
-        return cls(
+        workspace = cls(
             project,
             schema,
             invoker,
@@ -214,15 +218,18 @@ class Workspace:
             hook=hook,
             request_policy=policy,
         )
+        workspace.example_notes = example_notes
+        return workspace
 
     @property
     def notices(self) -> list[str]:
-        """What to tell the user before the first event: a handler's models.py that does not
-        match the schema (see models_check)."""
+        """What to tell the user before the first event: example_inputs/ passed over (see
+        example_inputs), a handler's models.py that does not match the schema (see
+        models_check)."""
         if self.hook is not None:
             return [self.hook.describe(), *self.hook.notices]
 
-        return project_model_notices(self.project, self.schema)
+        return [*self.example_notes, *project_model_notices(self.project, self.schema)]
 
     def reload(self) -> None:
         """Read the project's events and schema again (after the user edited them)."""
@@ -231,6 +238,7 @@ class Workspace:
         )
         if self.hook is None:
             self.schema = _load_schema(fresh.schema_path)
+            fresh.events, self.example_notes = without_rejected_examples(fresh.events, self.schema)
         elif fresh.lambda_hook is None and fresh.schema_path is not None:
             self.hook.schema = load_hook_schema(fresh.schema_path)
         fresh.functions = self.project.functions

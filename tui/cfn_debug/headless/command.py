@@ -279,9 +279,10 @@ def _events_to_run(
     if workspace.project.event_errors:
         raise workspace.project.event_errors[0]
     if not workspace.project.events:
+        passed_over = "".join(f" ({note})" for note in getattr(workspace, "example_notes", []))
         raise CfnDebugError(
             "no events to run: expected EVENT files, or sample_events/, sam-tests/ or inputs/ "
-            "in the project",
+            "in the project" + passed_over,
             path=workspace.project.root,
             field="EVENT",
         )

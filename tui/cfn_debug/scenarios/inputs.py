@@ -1,7 +1,8 @@
 """The models scenarios send: where they come from, and how each run gets unique names.
 
-Sources, in `cfn test`'s order: the project's ``inputs/`` (or ``example_inputs/``) files
-``inputs_N_create.json`` and ``inputs_N_update.json`` (lowest N); else ``overrides.json`` applied
+Sources, in `cfn test`'s order: the project's ``inputs/`` (or ``example_inputs/``, when the
+schema accepts its create: cfn_debug.example_inputs) files ``inputs_N_create.json`` and
+``inputs_N_update.json`` (lowest N); else ``overrides.json`` applied
 over inputs generated from the schema; else the project's own CREATE and UPDATE events that the
 schema accepts (one it rejects is passed over, saying so); else inputs generated from the schema
 alone.
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from cfn_debug.aws.placeholders import fill, read_json_bare, read_json_filled
 from cfn_debug.contract.input_checks import desired_state_errors
 from cfn_debug.errors import EventError
+from cfn_debug.example_inputs import rejected_example
 from cfn_debug.records import Action
 from cfn_debug.scenarios.generate import example_create, example_update
 from cfn_debug.schema import (
@@ -82,7 +84,12 @@ def _model_file(path: Path, exports: Any = None, exempt: set[str] | None = None)
     return data
 
 
-def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
+def _from_input_files(
+    root: Path, schema: ResourceSchema, exports: Any = None
+) -> tuple[ScenarioInputs | None, list[str]]:
+    """The lowest N's create (and update) of inputs/, else of example_inputs/ when the schema
+    accepts its create (cfn_debug.example_inputs); and why example_inputs/ was passed over."""
+    skipped: list[str] = []
     for name in INPUT_DIRS:
         directory = root / name
         if not directory.is_dir():
@@ -98,6 +105,9 @@ def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
         update_path = directory / f"inputs_{number}_update.json"
         exempt: set[str] = set()
         create = _model_file(create_path, exports, exempt)
+        if rejected_example(create_path, create, schema) is not None:  # said in a notice
+            skipped.append(f"{name}/{create_path.name} is not valid against the schema")
+            continue
         update = _model_file(update_path, exports, exempt) if update_path.is_file() else None
         source = f"{name}/{create_path.name}" + (f", {update_path.name}" if update else "")
         # Generated inputs need the same pre-existing resources: they get these values too.
@@ -106,7 +116,7 @@ def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
             for p in sorted(exempt)
             if len(split_pointer(p)) == 1 and split_pointer(p)[0] in create
         }
-        return ScenarioInputs(
+        found = ScenarioInputs(
             create,
             update,
             source,
@@ -114,7 +124,8 @@ def _from_input_files(root: Path, exports: Any = None) -> ScenarioInputs | None:
             frozenset(exempt),
             from_files=True,
         )
-    return None
+        return found, skipped
+    return None, skipped
 
 
 _PLACEHOLDER = re.compile(r"^\s*\{\{\s*[^{}]+?\s*\}\}\s*$")
@@ -221,13 +232,13 @@ def _from_events(
 def resolve_inputs(project: Project, schema: ResourceSchema) -> ScenarioInputs:
     """The create (and update) input of the scenarios; see the module docstring."""
     exports = getattr(project, "exports", None)
-    found = _from_input_files(project.root, exports)
+    found, skipped = _from_input_files(project.root, schema, exports)
     if found is not None:
         return _strip_read_only(found, schema)
     overrides = read_overrides(project.root, exports)
-    skipped: list[str] = []
     if overrides is None:
-        found, skipped = _from_events(project, schema)
+        found, passed_over = _from_events(project, schema)
+        skipped += passed_over
         if found is not None:
             if skipped:
                 found.source += f" ({'; '.join(skipped)})"
