@@ -84,4 +84,3 @@ def test_the_scenarios_do_not_take_cfn_inits_example(tmp_path: Path) -> None:
     assert not inputs.from_files
     assert inputs.source.startswith("generated from the schema")
     assert "example_inputs/inputs_1_create.json is not valid against the schema" in inputs.source
-
