@@ -229,9 +229,14 @@ def _exact_loads(body: bytes) -> Any:
 
 _NO_MODULE = re.compile(r"No module named '(?P<name>[^']+)'")
 #: Node's words for a package that is not installed; only a bare package name ("aws-sdk",
-#: "@aws-sdk/client-s3", "aws-sdk/clients/s3"), not the project's own files ("dist/handlers",
-#: "./models").
+#: "@aws-sdk/client-s3", "aws-sdk/clients/s3"), not the project's own files ("./models").
 _NO_NODE_MODULE = re.compile(r"Cannot find module '(?P<name>(?:@[^/.'][^/']*/)?[^./'][^']*)'")
+#: how cfn-debug's Node runtime says the module the function's Handler names is not there
+#: ("Cannot find module 'dist/handlers' (looked for ...: is the project built?)"): the project's
+#: own output, not a package
+_HANDLER_MODULE_MISSING = "(looked for "
+#: the first module of Node's "Require stack:" (the one that asked for the missing module)
+_REQUIRED_BY = re.compile(r"Require stack:\s*\n- (?P<path>[^\n]+)")
 
 
 def missing_module(error_type: Any, message: str) -> str | None:
@@ -242,9 +247,16 @@ def missing_module(error_type: Any, message: str) -> str | None:
     if match is not None:
         return match.group("name")
     match = _NO_NODE_MODULE.search(message)
-    if match is None or (not match.group("name").startswith("@") and "/" in match.group("name")):
+    if match is None or _HANDLER_MODULE_MISSING in message:
         return None
     return "node:" + match.group("name")
+
+
+def _node_package(name: str) -> str:
+    """The package a Node module name is in: "aws-sdk" for "aws-sdk/clients/all",
+    "@aws-sdk/client-s3" for "@aws-sdk/client-s3/dist-cjs/index.js"."""
+    parts = name.split("/")
+    return "/".join(parts[:2]) if name.startswith("@") else parts[0]
 
 
 _IMPORTING = re.compile(r"Unable to import module '(?P<module>[^']+)'")
@@ -277,13 +289,21 @@ def _missing_module(module: str, message: str, base: dict[str, Any]) -> InvokeRe
     handler's (DESIGN section 9), so an infrastructure outcome (the chain ends with ERROR, exit
     2, no finding) that names the module and how to install it."""
     if module.startswith("node:"):
-        package = module[len("node:") :]
+        name = module[len("node:") :]
+        package = _node_package(name)
+        what = f"package {package!r}" if name == package else f"{name!r} (package {package!r})"
+        first = message.strip().splitlines()[0] if message.strip() else message
+        asked = _REQUIRED_BY.search(message)
+        if asked is not None:  # from node_modules/ on: which package needs it
+            path = asked.group("path").strip()
+            cut = path.rfind("node_modules/")
+            first += f", required by {path[cut:] if cut >= 0 else path}"
         return InvokeResult(
             OutcomeKind.HTTP_ERROR,
             error_type="Runtime.ImportModuleError",
             error_message=(
-                f"the handler's node_modules has no package {package!r} ({message}): name it in "
-                "the project's package.json dependencies (cfn-debug then installs them), or "
+                f"the handler's node_modules has no {what} ({first}): name {package} in the "
+                "project's package.json dependencies (cfn-debug then installs them), or "
                 f"`npm install {package}` in the project"
             ),
             **base,
