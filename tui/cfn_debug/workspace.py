@@ -351,6 +351,19 @@ class Workspace:
                     self.created.append((event.name, model))
                 return
 
+    def _creator_of(self, event: EventSpec) -> str | None:
+        """The name of the create of this session that made the resource ``event``'s model
+        names by its primary identifier (and no delete of the session removed), else None."""
+        if self.schema is None:
+            return None
+        wanted = self.schema.identifier_of(event.normalized.desired or {})
+        if wanted is None:
+            return None
+        for name, model in reversed(self.created):
+            if self.schema.identifier_of(model) == wanted:
+                return name
+        return None
+
     def run(
         self,
         event: EventSpec,
@@ -421,7 +434,7 @@ class Workspace:
 
         expected = expected_failure(event)
         if expected is not None:  # inputs_N_invalid: FAILED InvalidRequest is its pass
-            stream = with_expectation(stream, expected)
+            stream = with_expectation(stream, expected, self._creator_of(event))
         if not options.read_back or event.action not in (Action.CREATE, Action.UPDATE):
             return stream
 

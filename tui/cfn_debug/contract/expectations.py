@@ -4,8 +4,11 @@ handler refuse it. For such an event FAILED InvalidRequest is the pass: the inpu
 is its premise and requested-properties-returned does not apply (both dropped), a request the
 library refused before the handler ran is not judged, nor is a chain that ended on an error
 (a function the runtime cannot load, a call the local AWS cannot serve: the handler gave no
-answer of its own) or was stopped, and any other answer is an ``invalid-input-rejected`` SHOULD
-finding on the chain's last step.
+answer of its own) or was stopped, nor FAILED AlreadyExists for a resource this session created
+under the same primary identifier and did not delete (`run` sends inputs_N_invalid after
+inputs_N_create, and a handler that looks for the resource before it checks the input is right to
+say it exists). Any other answer is an ``invalid-input-rejected`` SHOULD finding on the chain's
+last step.
 
 :func:`expected_failure` marks the event (consumers may show it: "expected to fail").
 """
@@ -39,6 +42,8 @@ _PREMISE = frozenset({"input-valid", "requested-properties-returned"})
 _UNJUDGED = frozenset({EndReason.ERROR, EndReason.CANCELLED})
 #: the answer an expected-to-fail event should get
 INVALID_REQUEST = "InvalidRequest"
+#: the answer that is right for an input whose identifier names a resource that exists
+ALREADY_EXISTS = "AlreadyExists"
 
 
 def expected_failure(event: Any) -> str | None:
@@ -50,11 +55,13 @@ def expected_failure(event: Any) -> str | None:
     return INVALID_REQUEST if path.parent.name in _INPUT_DIRS else None
 
 
-def invalid_input_rejected(step: Step, code: str) -> Finding | None:
+def invalid_input_rejected(step: Step, code: str, existing: str | None = None) -> Finding | None:
     """An event that is invalid on purpose (inputs_N_invalid) ends FAILED with errorCode
     InvalidRequest: the handler refused what the schema rejects. Any other last answer is a
     SHOULD finding on the chain's last step; the input-valid finding of its first step is the
-    event's premise and is not reported."""
+    event's premise and is not reported. ``existing`` names the earlier create of this session
+    whose resource has the input's primary identifier: FAILED AlreadyExists is then a right
+    answer, not judged."""
 
     progress = step.result.progress if step.result.kind is OutcomeKind.PROGRESS else None
 
@@ -64,6 +71,8 @@ def invalid_input_rejected(step: Step, code: str) -> Finding | None:
     got = progress.get("errorCode") if isinstance(progress, dict) else None
     if status == "FAILED" and got == code:
         return None
+    if status == "FAILED" and got == ALREADY_EXISTS and existing is not None:
+        return None  # the resource exists (made by ``existing``): a correct handler says so
     answer = f"{status or step.result.kind.value}" + (f" {got}" if got else "")
     entry = rule("invalid-input-rejected")
     return Finding(
@@ -81,10 +90,11 @@ EXPECTATION_CHECKS = {"invalid-input-rejected": invalid_input_rejected}
 
 
 async def with_expectation(
-    stream: AsyncIterator[ChainEvent], code: str
+    stream: AsyncIterator[ChainEvent], code: str, existing: str | None = None
 ) -> AsyncIterator[ChainEvent]:
     """``stream`` judged as an expected-to-fail chain (see the module docstring); each step is
-    delivered once the next event shows whether it was the last."""
+    delivered once the next event shows whether it was the last. ``existing``: as for
+    :func:`invalid_input_rejected`."""
     held: StepCompleted | None = None
     async for item in stream:
         if isinstance(item, StepCompleted):
@@ -94,7 +104,7 @@ async def with_expectation(
             held = item
             continue
         if held is not None and isinstance(item, RunEnded) and item.run.end_reason not in _UNJUDGED:
-            found = invalid_input_rejected(held.step, code)
+            found = invalid_input_rejected(held.step, code, existing)
             if found is not None:
                 held.step.findings.append(found)
         if held is not None:
