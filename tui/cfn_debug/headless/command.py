@@ -286,7 +286,31 @@ def _events_to_run(
             path=workspace.project.root,
             field="EVENT",
         )
-    return lifecycle_order(workspace.project.events), []
+    events = lifecycle_order(workspace.project.events)
+    if workspace.hook is not None or workspace.schema is None:
+        return events, []
+    return declared_only(events, workspace.schema)
+
+
+def declared_only(events: Sequence[EventSpec], schema: Any) -> tuple[list[EventSpec], list[str]]:
+    """The project's events whose action the schema declares a handler for, and a line for
+    each one left out: CloudFormation never sends an action a type has no handler for (a type
+    without an update handler is replaced instead), and `cfn test` skips it, so sending it
+    would only show the library's "No handler for UPDATE". A schema with no handlers section
+    declares nothing to go by: every event is kept."""
+    if not schema.raw.get("handlers"):
+        return list(events), []
+    kept: list[EventSpec] = []
+    notes: list[str] = []
+    for event in events:
+        if schema.has_handler(event.action):
+            kept.append(event)
+            continue
+        notes.append(
+            f"▷ {event.name}  skipped: the schema declares no {event.action.value.lower()} "
+            "handler, so CloudFormation never sends one (`cfn test` skips it too)"
+        )
+    return kept, notes
 
 
 def _with_type_configuration(
