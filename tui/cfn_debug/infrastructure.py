@@ -116,9 +116,8 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         hint = ""
         if ".amazonaws.com" in message:
             hint = (
-                ": the handler called AWS itself (a botocore older than 1.31 ignores "
-                "AWS_ENDPOINT_URL; pin a newer one, or give --aws-endpoint-url to an AWS it "
-                "can reach)"
+                ": the handler called AWS itself (a client given an endpoint_url of its own, "
+                "or not made with botocore; give --aws-endpoint-url to an AWS it can reach)"
             )
         return f"the handler could not reach AWS ({message.strip()[:200]}){hint}"
     if progress.get("errorCode") in _VERDICT_CODES:

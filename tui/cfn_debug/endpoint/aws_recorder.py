@@ -474,13 +474,66 @@ class _ThenRun:
         self._action(module)
 
 
+#: the first botocore that reads AWS_ENDPOINT_URL (and AWS_ENDPOINT_URL_<SERVICE>) itself
+ENDPOINT_VARIABLES_SINCE = (1, 31)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = []
+    for part in text.split(".")[:2]:
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def configured_endpoint(service_name: str, environ: Any = None) -> str | None:
+    """The endpoint AWS_ENDPOINT_URL_<SERVICE> (else AWS_ENDPOINT_URL) gives ``service_name``,
+    as botocore 1.31+ reads them; None when they are unset or ignored."""
+    environ = os.environ if environ is None else environ
+    if environ.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "").lower() == "true":
+        return None
+    own = "AWS_ENDPOINT_URL_" + service_name.upper().replace("-", "_").replace(" ", "_")
+    return environ.get(own) or environ.get("AWS_ENDPOINT_URL") or None
+
+
+def _route_to_configured_endpoint(session_module: ModuleType) -> None:
+    """A botocore older than 1.31 ignores AWS_ENDPOINT_URL, which is how the endpoint points
+    the handler's clients at the AWS of the session (a local one): a client it creates with no
+    endpoint_url gets the configured one, as a newer botocore would give it. Idempotent."""
+    botocore = sys.modules.get("botocore")
+    version = getattr(botocore, "__version__", None)
+    if not isinstance(version, str) or _version(version) >= ENDPOINT_VARIABLES_SINCE:
+        return
+    session_class = getattr(session_module, "Session", None)
+    create_client = getattr(session_class, "create_client", None)
+    if create_client is None or getattr(create_client, "_cfn_debug_routed", False):
+        return
+
+    def routed(self: Any, service_name: str, *args: Any, **kwargs: Any) -> Any:
+        if len(args) < 5 and kwargs.get("endpoint_url") is None:  # endpoint_url: the 5th
+            endpoint = configured_endpoint(service_name)
+            if endpoint is not None:
+                kwargs["endpoint_url"] = endpoint
+        return create_client(self, service_name, *args, **kwargs)
+
+    routed._cfn_debug_routed = True  # type: ignore[attr-defined]
+    session_class.create_client = routed  # type: ignore[union-attr]
+
+
 def install(fd: int = 1) -> None:
-    """Record every AWS call made from now on, writing the records to ``fd``. Idempotent."""
+    """Record every AWS call made from now on, writing the records to ``fd``; point clients of
+    a botocore older than 1.31 at AWS_ENDPOINT_URL as a newer one would. Idempotent."""
     _state["fd"] = fd
     if _state["installed"]:
         return
     _state["installed"] = True
-    _when_imported({"botocore.handlers": _register, **SHARING})
+    _when_imported(
+        {
+            "botocore.handlers": _register,
+            "botocore.session": _route_to_configured_endpoint,
+            **SHARING,
+        }
+    )
 
 
 def parse_record(line: str) -> dict[str, Any] | None:
