@@ -117,7 +117,8 @@ def infrastructure_error(result: InvokeResult) -> str | None:
         if ".amazonaws.com" in message:
             hint = (
                 ": the handler called AWS itself (a client given an endpoint_url of its own, "
-                "or not made with botocore; give --aws-endpoint-url to an AWS it can reach)"
+                "or made without botocore, ignores AWS_ENDPOINT_URL; give --aws-endpoint-url "
+                "to an AWS it can reach)"
             )
         return f"the handler could not reach AWS ({message.strip()[:200]}){hint}"
     if progress.get("errorCode") in _VERDICT_CODES:
