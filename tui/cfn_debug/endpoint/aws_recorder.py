@@ -487,8 +487,9 @@ def _version(text: str) -> tuple[int, ...]:
 
 
 def configured_endpoint(service_name: str, environ: Any = None) -> str | None:
-    """The endpoint AWS_ENDPOINT_URL_<SERVICE> (else AWS_ENDPOINT_URL) gives ``service_name``,
-    as botocore 1.31+ reads them; None when they are unset or ignored."""
+    """The endpoint AWS_ENDPOINT_URL_<SERVICE> (else AWS_ENDPOINT_URL) gives ``service_name``;
+    None when they are unset or ignored. <SERVICE> is the name upper-cased with ``_`` for ``-``
+    (botocore 1.31+ derives it from the service id, the same text for most services)."""
     environ = os.environ if environ is None else environ
     if environ.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "").lower() == "true":
         return None

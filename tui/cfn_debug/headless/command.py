@@ -296,9 +296,10 @@ def declared_only(events: Sequence[EventSpec], schema: Any) -> tuple[list[EventS
     """The project's events whose action the schema declares a handler for, and a line for
     each one left out: CloudFormation never sends an action a type has no handler for (a type
     without an update handler is replaced instead), and `cfn test` skips it, so sending it
-    would only show the library's "No handler for UPDATE". A schema with no handlers section
-    declares nothing to go by: every event is kept."""
-    if not schema.raw.get("handlers"):
+    would only show the library's "No handler for UPDATE". A schema with no handlers object
+    (or an empty one) declares nothing to go by: every event is kept."""
+    handlers = schema.raw.get("handlers")
+    if not isinstance(handlers, dict) or not handlers:
         return list(events), []
     kept: list[EventSpec] = []
     notes: list[str] = []
