@@ -29,3 +29,21 @@ def test_an_event_of_an_action_with_no_handler_is_skipped_and_said(tmp_path: Pat
     assert [r["action"] for r in doc["runs"]] == ["CREATE", "CREATE"], proc.stderr
     assert "sample_events/update  skipped: the schema declares no update handler" in proc.stderr
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.slow
+def test_a_project_whose_every_event_is_skipped_has_nothing_to_run(tmp_path: Path) -> None:
+    """Skipped events leave nothing to send: exit 2 (usage), as a project without events, never
+    a clean exit 0 with "0 run(s)" that a CI job would take for a pass."""
+    project = tmp_path / "stamp"
+    shutil.copytree(STAMP, project, ignore=shutil.ignore_patterns("build"))
+    for path in (project / "sample_events").glob("*.json"):
+        event = json.loads(path.read_text())
+        event["action"] = "UPDATE"
+        event["request"]["previousResourceState"] = event["request"]["desiredResourceState"]
+        path.write_text(json.dumps(event))
+
+    proc = cfn_debug("run", "--project", str(project), "--json", "--no-journal")
+    assert proc.returncode == 2, proc.stderr
+    assert "no events to run" in proc.stderr
+    assert "sample_events/create  skipped: the schema declares no update handler" in proc.stderr

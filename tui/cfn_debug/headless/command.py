@@ -278,18 +278,20 @@ def _events_to_run(
         return events, notes
     if workspace.project.event_errors:
         raise workspace.project.event_errors[0]
-    if not workspace.project.events:
-        passed_over = "".join(f" ({note})" for note in getattr(workspace, "example_notes", []))
+    events = lifecycle_order(workspace.project.events)
+    notes: list[str] = []
+    if workspace.hook is None and workspace.schema is not None:
+        events, notes = declared_only(events, workspace.schema)
+    if not events:  # nothing to send is a usage error (exit 2), never a clean run
+        said = [*workspace.example_notes, *(n.removeprefix("▷ ") for n in notes)]
+        passed_over = "".join(f" ({note})" for note in said)
         raise CfnDebugError(
             "no events to run: expected EVENT files, or sample_events/, sam-tests/ or inputs/ "
             "in the project" + passed_over,
             path=workspace.project.root,
             field="EVENT",
         )
-    events = lifecycle_order(workspace.project.events)
-    if workspace.hook is not None or workspace.schema is None:
-        return events, []
-    return declared_only(events, workspace.schema)
+    return events, notes
 
 
 def declared_only(events: Sequence[EventSpec], schema: Any) -> tuple[list[EventSpec], list[str]]:
